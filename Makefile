@@ -1,0 +1,82 @@
+# foldfs - top-level Makefile (GNU Make).  See README.md.
+#
+# Each part of the tree owns a fragment that this file includes:
+#   lib/lib.mk      libfold (static + shared), generated tables
+#   tools/tools.mk  table generator, foldfs-norm, foldfs-check
+#   fs/fs.mk        the foldfs FUSE daemon
+#   tests/tests.mk  unit/integration suites (CHECK_SUITES)
+#   bench/bench.mk  make bench / make bench-fs
+#   fuzz/fuzz.mk    libFuzzer targets
+# A fragment adds programs to ALL_TARGETS and test suites to CHECK_SUITES;
+# suite NAME must provide the phony target check-NAME, which prints a final
+# line "N passed, N failed" and exits non-zero on failure.
+
+VERSION   := 0.1.0
+SOVERSION := 1
+PREFIX    ?= /usr/local
+DESTDIR   ?=
+BUILD     ?= build
+UCD       ?= /usr/share/unicode
+
+CC        ?= cc
+CXX       ?= c++
+OPT       ?= -O2 -g
+WARN      := -Wall -Wextra -Werror
+CFLAGS_BASE := -std=c11 $(OPT) $(WARN) -fPIC -Ilib -Icommon $(EXTRA_CFLAGS)
+LDFLAGS_BASE := $(EXTRA_LDFLAGS)
+
+ALL_TARGETS  :=
+CHECK_SUITES :=
+INSTALL_BIN  :=
+INSTALL_SBIN :=
+INSTALL_MAN  :=
+
+.PHONY: all check bench bench-fs fuzz demo install uninstall clean deps tables
+all: real-all
+
+include lib/lib.mk
+include tools/mktables.mk
+-include tools/tools.mk
+-include fs/fs.mk
+-include tests/tests.mk
+-include bench/bench.mk
+-include fuzz/fuzz.mk
+
+real-all: $(ALL_TARGETS)
+
+$(BUILD)/%/:
+	@mkdir -p $@
+
+# Missing Debian packages are installed by the project's own script
+# (as root), or named with the exact apt-get line (otherwise).
+deps:
+	@scripts/deps.sh all
+
+check:
+	@scripts/deps.sh check
+	@$(MAKE) --no-print-directory all
+	@tests/run-suites.sh $(CHECK_SUITES)
+
+demo:
+	@scripts/deps.sh demo
+	@$(MAKE) --no-print-directory all
+	@scripts/demo.sh $(BUILD)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/sbin \
+	  $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
+	  $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/man/man1 \
+	  $(DESTDIR)$(PREFIX)/share/man/man3 $(DESTDIR)$(PREFIX)/share/man/man8
+	install -m 644 lib/fold.h $(DESTDIR)$(PREFIX)/include/fold.h
+	install -m 644 $(BUILD)/libfold.a $(DESTDIR)$(PREFIX)/lib/libfold.a
+	install -m 755 $(BUILD)/libfold.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libfold.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libfold.so.$(SOVERSION)
+	ln -sf libfold.so.$(SOVERSION) $(DESTDIR)$(PREFIX)/lib/libfold.so
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
+	  lib/libfold.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/libfold.pc
+	$(if $(INSTALL_BIN),install -m 755 $(INSTALL_BIN) $(DESTDIR)$(PREFIX)/bin/)
+	$(if $(INSTALL_SBIN),install -m 755 $(INSTALL_SBIN) $(DESTDIR)$(PREFIX)/sbin/)
+	$(if $(INSTALL_MAN),scripts/install-man.sh $(DESTDIR)$(PREFIX)/share/man $(INSTALL_MAN))
+
+clean:
+	rm -rf build build-*

@@ -1,0 +1,13 @@
+# bench/bench.mk - benchmark registry (lead).
+#   make bench     libfold vs ICU and utf8proc; foldfs-check vs find
+#   make bench-fs  foldfs vs native and plain passthrough FUSE (bench/fs/bench.mk)
+-include bench/lib/bench.mk
+-include bench/check/bench.mk
+-include bench/fs/bench.mk
+
+bench:
+	@scripts/deps.sh bench
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory bench-lib
+	@$(MAKE) --no-print-directory bench-check
+

@@ -1,0 +1,75 @@
+/*
+ * record.h - the foldfs encoding record ("superblock") and per-directory
+ * casefold attribute, as stored in a SOURCE tree.  Shared by the foldfs
+ * daemon and foldfs-check; this module owns the on-disk format.
+ *
+ * Record: a small text file SOURCE/.foldfs (hidden from the foldfs view):
+ *
+ *     # foldfs encoding record - do not edit; see foldfs(8)
+ *     format=1
+ *     encoding=utf8-12.1.0
+ *     flags=strict,compat,ignorables     (any subset, comma separated; may be empty)
+ *     created=2026-12-03T06:00:00Z
+ *     creator=foldfs 0.1
+ *
+ * Written atomically (temp file + fsync + rename).  A record with an unknown
+ * format number, or an encoding this build does not know, is refused.
+ * Whether every directory folds (-o casefold) is a property of a mount, not
+ * of the tree, so it is not recorded.
+ *
+ * Casefold attribute of a directory: extended attribute
+ * "user.foldfs.casefold" with value "1" on the directory in SOURCE.
+ */
+#ifndef FOLDFS_RECORD_H
+#define FOLDFS_RECORD_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#include "fold.h"
+
+#define FOLDFS_RECORD_NAME ".foldfs"
+#define FOLDFS_XATTR_CASEFOLD "user.foldfs.casefold"
+#define FOLDFS_XATTR_PREFIX "user.foldfs."
+
+/* Linux inode flag reported by FS_IOC_GETFLAGS (lsattr 'F'). */
+#define FOLDFS_CASEFOLD_FL 0x40000000u
+
+struct foldfs_record {
+	int format;	    /* 1 */
+	char encoding[32];  /* canonical, e.g. "utf8-12.1.0" or "ascii" */
+	unsigned flags;	    /* FOLD_STRICT | FOLD_COMPAT | FOLD_IGNORABLES */
+	char created[32];   /* ISO 8601 UTC */
+	char creator[32];
+};
+
+/*
+ * Read SOURCE's record through an open directory fd of SOURCE's root.
+ * Returns 0, -ENOENT if there is none, or another -errno (-EINVAL for a
+ * malformed record, with a message in err[0..errlen)).
+ */
+int foldfs_record_read(int rootfd, struct foldfs_record *rec, char *err,
+		       size_t errlen);
+
+/* Write (create or replace) the record atomically. Returns 0 or -errno. */
+int foldfs_record_write(int rootfd, const struct foldfs_record *rec);
+
+/* Fill a struct fold_ctx for comparison (FOLD_CASEFOLD form, rec's flags).
+ * Returns 0 or a FOLD_E* code. */
+int foldfs_record_ctx(const struct foldfs_record *rec, struct fold_ctx *ctx);
+
+/* Human-readable multi-line dump, like dumpe2fs -h / xfs_info. */
+void foldfs_record_print(const struct foldfs_record *rec, const char *source,
+			 void *stdio_file /* FILE * */);
+
+/* Parse "strict,compat,ignorables" into FOLD_* flags; returns 0 or -EINVAL. */
+int foldfs_flags_parse(const char *s, unsigned *flags);
+/* Format flags as "strict,compat,ignorables" (or "" for none). */
+void foldfs_flags_format(unsigned flags, char *buf, size_t cap);
+
+/* Casefold attribute of a directory fd: 1 set, 0 not set, -errno on error
+ * (-ENOTSUP/-EOPNOTSUPP when SOURCE has no user xattrs). */
+int foldfs_dir_casefold_get(int dirfd);
+int foldfs_dir_casefold_set(int dirfd, int on);
+
+#endif /* FOLDFS_RECORD_H */

@@ -1,0 +1,1 @@
+# fs/fs.mk - (owner fills in; see Makefile header)

@@ -1,0 +1,1 @@
+# fuzz/fuzz.mk - (owner fills in; see Makefile header)

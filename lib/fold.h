@@ -1,0 +1,197 @@
+/*
+ * fold.h - libfold public API: Unicode-correct comparison of file names.
+ *
+ * libfold answers one question fast and without allocating: "are these two
+ * byte strings the same file name?" under a pinned encoding (ASCII, or UTF-8
+ * at a chosen Unicode version) and a chosen comparison form (NFD, NFKD, full
+ * case folding, ...).  It also produces the normalized text itself (into a
+ * caller buffer), a total order consistent with that equivalence, and a keyed
+ * hash that is equal for equivalent names.
+ *
+ * Rules every function follows:
+ *  - Names are byte strings with an explicit length.  The *z variants take
+ *    NUL-terminated strings.  No function touches the heap.
+ *  - Well-formed UTF-8 means: shortest form, no surrogates, at most U+10FFFF,
+ *    and no NUL byte (a file name cannot contain one).
+ *  - An ill-formed name is never partly interpreted and never repaired: it is
+ *    an opaque byte string, equal only to itself byte for byte.  Strict
+ *    contexts (FOLD_STRICT) make fold_normalize()/fold_key() refuse it;
+ *    comparison and hashing always treat it as opaque so they cannot fail.
+ *  - Under Unicode version V, a code point assigned after V is unassigned:
+ *    no decomposition, combining class 0, no case folding.  The equivalence
+ *    a context defines therefore never changes when the tables move on.
+ *  - Runs of more than 30 non-starters are cut as the Stream-Safe Text Format
+ *    (UAX #15, D4) describes, so work and stack use are bounded for any
+ *    input; the cut is deterministic, so equivalence stays an equivalence.
+ *
+ * Thread safety: a struct fold_ctx is immutable after fold_init(); any number
+ * of threads may share one.
+ *
+ * MIT licence; see LICENSE.
+ */
+#ifndef FOLD_H
+#define FOLD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h> /* ssize_t */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FOLD_API_VERSION 1
+
+/* Comparison / output forms. */
+enum fold_form {
+	FOLD_NFD = 0,	   /* canonical decomposition (UAX #15) */
+	FOLD_NFC = 1,	   /* canonical decomposition + composition */
+	FOLD_NFKD = 2,	   /* compatibility decomposition */
+	FOLD_NFKC = 3,	   /* compatibility decomposition + composition */
+	FOLD_CASEFOLD = 4, /* NFD + full case folding C+F, closed:
+			      the canonical caseless match, f(f(x)) == f(x).
+			      With FOLD_COMPAT: the compatibility caseless
+			      match (NFKD based), likewise closed. */
+	FOLD_NFKC_CF = 5,  /* NFKC_Casefold (UAX #44), as ICU and utf8proc */
+};
+
+/* Flags for fold_init(). */
+#define FOLD_STRICT 0x1u     /* ill-formed names are errors, not blobs */
+#define FOLD_COMPAT 0x2u     /* FOLD_CASEFOLD on an NFKD base */
+#define FOLD_IGNORABLES 0x4u /* drop Default_Ignorable_Code_Point
+				(implied by FOLD_NFKC_CF) */
+
+/* Error codes: every failing call returns one of these (all negative). */
+#define FOLD_EINVAL (-1)   /* bad argument (NULL pointer, unknown form/flag) */
+#define FOLD_EILSEQ (-2)   /* ill-formed name in a strict context */
+#define FOLD_ENOENC (-3)   /* unknown encoding name */
+#define FOLD_EVERSION (-4) /* Unicode version not known to this build */
+
+enum fold_charset { FOLD_CHARSET_ASCII = 1, FOLD_CHARSET_UTF8 = 2 };
+
+/*
+ * A comparison context.  Small, caller-owned (put it on the stack or in your
+ * own struct), filled by fold_init().  Treat the fields as read-only.
+ */
+struct fold_ctx {
+	uint8_t charset;  /* enum fold_charset */
+	uint8_t form;	  /* enum fold_form */
+	uint8_t age;	  /* internal index of the Unicode version */
+	uint8_t reserved; /* zero */
+	uint32_t flags;	  /* FOLD_* flags as given to fold_init() */
+	uint32_t unicode; /* FOLD_UNICODE(major, minor, update); 0 for ascii */
+};
+
+#define FOLD_UNICODE(maj, min, upd) \
+	(((uint32_t)(maj) << 16) | ((uint32_t)(min) << 8) | (uint32_t)(upd))
+
+/*
+ * fold_init - parse an encoding name and set up a context.
+ *
+ * encoding: "ascii" (only A-Z fold, to a-z; every byte string is well
+ *           formed except one containing NUL), "utf8" (the newest Unicode
+ *           version this build knows), "utf8-X.Y" or "utf8-X.Y.Z" naming a
+ *           Unicode version listed by fold_unicode_versions().
+ * Returns 0, FOLD_ENOENC, FOLD_EVERSION or FOLD_EINVAL.
+ */
+int fold_init(struct fold_ctx *ctx, const char *encoding, enum fold_form form,
+	      unsigned flags);
+
+/*
+ * fold_init_profile - named presets.
+ *   "ext4": utf8-12.1, FOLD_CASEFOLD with FOLD_IGNORABLES: the equivalence of
+ *           the Linux kernel's utf8-12.1 "nfdicf" (ext4/f2fs/tmpfs casefold).
+ * Returns 0 or FOLD_ENOENC.
+ */
+int fold_init_profile(struct fold_ctx *ctx, const char *profile);
+
+/* Message for an error code, e.g. "unknown encoding". Never NULL. */
+const char *fold_strerror(int err);
+
+/* Canonical encoding name of ctx ("ascii", "utf8-12.1.0") into buf,
+ * NUL-terminated.  Returns its length, or the length needed if cap is
+ * too small (then buf holds a truncated, NUL-terminated prefix). */
+int fold_encoding_name(const struct fold_ctx *ctx, char *buf, size_t cap);
+
+/* The Unicode versions this build supports, oldest first, as "X.Y.Z"
+ * strings; returns the count.  The last one is what "utf8" means. */
+size_t fold_unicode_versions(const char *const **list);
+
+/* Total size in bytes of all generated tables (all versions and forms). */
+size_t fold_table_bytes(void);
+
+/*
+ * fold_validate - is s[0..n) well formed under ctx's charset?
+ * Returns 0, or FOLD_EILSEQ with *bad_offset (if not NULL) set to the offset
+ * of the first byte that makes it ill formed.
+ */
+int fold_validate(const struct fold_ctx *ctx, const char *s, size_t n,
+		  size_t *bad_offset);
+
+/*
+ * fold_normalize - write ctx's form of s into out.
+ * Writes at most cap bytes (no NUL terminator is added) and returns the full
+ * length of the result, which may exceed cap: call with cap 0 to size a
+ * buffer.  An ill-formed s returns FOLD_EILSEQ and writes nothing.
+ */
+ssize_t fold_normalize(const struct fold_ctx *ctx, const char *s, size_t n,
+		       char *out, size_t cap);
+
+/*
+ * fold_key - the comparison key of a name: its normalized form when well
+ * formed; when ill formed, the raw bytes (or FOLD_EILSEQ in a strict
+ * context).  Two names are equivalent iff their keys are byte-equal, and
+ * memcmp order of keys (shorter prefix first) is fold_cmp()'s order.  Same
+ * buffer contract as fold_normalize().
+ */
+ssize_t fold_key(const struct fold_ctx *ctx, const char *s, size_t n,
+		 char *out, size_t cap);
+
+/*
+ * fold_cmp - total order consistent with equivalence: 0 iff a and b are
+ * equivalent names under ctx, otherwise <0 or >0 as their keys compare.
+ * Streams both names without materializing either key; byte-equal names
+ * return at once.  Ill-formed names are opaque (see above).
+ */
+int fold_cmp(const struct fold_ctx *ctx, const char *a, size_t an,
+	     const char *b, size_t bn);
+
+/* fold_equal - 1 if equivalent, else 0.  May stop earlier than fold_cmp. */
+int fold_equal(const struct fold_ctx *ctx, const char *a, size_t an,
+	       const char *b, size_t bn);
+
+/*
+ * fold_hash - keyed 64-bit hash (SipHash-1-3) of the name's key, computed
+ * while streaming.  Equivalent names hash equal; the ctx (charset, version,
+ * form, flags) is mixed in, so hashes from different contexts differ.
+ * Choose a random seed per table to make hash flooding impractical.
+ */
+struct fold_seed {
+	uint64_t k0, k1;
+};
+uint64_t fold_hash(const struct fold_ctx *ctx, const struct fold_seed *seed,
+		   const char *s, size_t n);
+
+/* NUL-terminated conveniences. */
+int fold_validatez(const struct fold_ctx *ctx, const char *s,
+		   size_t *bad_offset);
+int fold_cmpz(const struct fold_ctx *ctx, const char *a, const char *b);
+int fold_equalz(const struct fold_ctx *ctx, const char *a, const char *b);
+uint64_t fold_hashz(const struct fold_ctx *ctx, const struct fold_seed *seed,
+		    const char *s);
+ssize_t fold_normalizez(const struct fold_ctx *ctx, const char *s, char *out,
+			size_t cap);
+ssize_t fold_keyz(const struct fold_ctx *ctx, const char *s, char *out,
+		  size_t cap);
+
+/* Per-code-point queries (for tools and tests).  Code points assigned after
+ * ctx's version report age 0 / class 0. */
+int fold_cp_ccc(const struct fold_ctx *ctx, uint32_t cp);
+/* Unicode version in which cp was assigned, as FOLD_UNICODE(), 0 if
+ * unassigned at the newest version this build knows. */
+uint32_t fold_cp_age(uint32_t cp);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FOLD_H */

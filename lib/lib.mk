@@ -1,0 +1,1 @@
+# lib/lib.mk - (owner fills in; see Makefile header)

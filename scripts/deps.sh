@@ -1,0 +1,38 @@
+#!/bin/sh
+# deps.sh PROFILE - make sure the Debian packages a make target needs are
+# installed.  As root, installs what is missing (apt-get update first);
+# otherwise prints the exact apt-get line and fails.
+#   build : compile libfold and the tools
+#   check : everything make check needs (tests, ICU/utf8proc peers, clang
+#           sanitizers and libFuzzer, FUSE, chattr/lsattr, UCD data)
+#   demo  : build + mount the demo view
+#   bench : check + what the benchmarks need
+#   all   : every package above
+set -eu
+profile=${1:-all}
+build="gcc make pkg-config libfuse3-dev"
+check="$build unicode-data libicu-dev libutf8proc-dev clang libclang-rt-14-dev g++ fuse3 e2fsprogs attr python3 bzip2"
+demo="$build fuse3 e2fsprogs attr"
+case "$profile" in
+build) want=$build ;;
+check) want=$check ;;
+demo) want=$demo ;;
+bench | all) want="$check" ;;
+*) echo "deps.sh: unknown profile '$profile' (build|check|demo|bench|all)" >&2; exit 2 ;;
+esac
+missing=""
+for p in $want; do
+	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	case "$st" in *" installed") ;; *) missing="$missing $p" ;; esac
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then
+	echo "foldfs: missing Debian packages:$missing" >&2
+	echo "foldfs: run as root:  apt-get update && apt-get install -y$missing" >&2
+	exit 1
+fi
+echo "foldfs: installing Debian packages:$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >/dev/null
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null

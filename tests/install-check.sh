@@ -1,0 +1,51 @@
+#!/bin/sh
+# install-check.sh BUILD - "make install PREFIX=scratch" installs a usable
+# library: header, static and shared library with soname, pkg-config file,
+# binaries and man pages.  Builds a client with pkg-config and runs it.
+set -u
+build=${1:-build}
+pass=0; fail=0
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+tmp=$(mktemp -d /tmp/foldfs-install.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+if ${MAKE:-make} --no-print-directory -s install PREFIX="$tmp/usr" >"$tmp/log" 2>&1; then
+	ok "make install PREFIX=$tmp/usr"
+else
+	bad "make install"; cat "$tmp/log"
+fi
+p=$tmp/usr
+for f in include/fold.h lib/libfold.a lib/libfold.so lib/pkgconfig/libfold.pc \
+	bin/foldfs-norm bin/foldfs-check sbin/foldfs \
+	share/man/man1/foldfs-norm.1 share/man/man8/foldfs.8 \
+	share/man/man8/foldfs-check.8 share/man/man3/libfold.3; do
+	if [ -e "$p/$f" ]; then ok "installed $f"; else bad "missing $f"; fi
+done
+soname=$(objdump -p "$p/lib/libfold.so" 2>/dev/null | awk '/SONAME/ {print $2}')
+[ "$soname" = "libfold.so.1" ] && ok "soname $soname" || bad "soname '$soname'"
+cat >"$tmp/client.c" <<'C'
+#include <fold.h>
+#include <stdio.h>
+int main(void)
+{
+	struct fold_ctx c;
+	if (fold_init(&c, "utf8-12.1", FOLD_CASEFOLD, 0) != 0)
+		return 2;
+	/* "Straße" vs "STRASSE": equivalent under full case folding */
+	return fold_equalz(&c, "Stra\xc3\x9f" "e", "STRASSE") ? 0 : 1;
+}
+C
+export PKG_CONFIG_PATH="$p/lib/pkgconfig"
+if cc -Wall -Werror $(pkg-config --cflags libfold) "$tmp/client.c" -o "$tmp/client" \
+	$(pkg-config --libs libfold) -Wl,-rpath,"$p/lib" 2>"$tmp/cc.log" && "$tmp/client"; then
+	ok "client built with pkg-config (shared) and ran"
+else
+	bad "client with pkg-config"; cat "$tmp/cc.log"
+fi
+if cc -Wall -Werror -I"$p/include" "$tmp/client.c" "$p/lib/libfold.a" -o "$tmp/client-static" 2>"$tmp/cc2.log" && "$tmp/client-static"; then
+	ok "client linked statically and ran"
+else
+	bad "static client"; cat "$tmp/cc2.log"
+fi
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,1 @@
+# tools/mktables.mk - (owner fills in; see Makefile header)

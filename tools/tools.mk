@@ -1,0 +1,1 @@
+# tools/tools.mk - (owner fills in; see Makefile header)
