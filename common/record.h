@@ -12,13 +12,20 @@
  *     created=2026-12-03T06:00:00Z
  *     creator=foldfs 0.1
  *
- * Written atomically (temp file + fsync + rename).  A record with an unknown
- * format number, or an encoding this build does not know, is refused.
+ * Written atomically (temp file SOURCE/.foldfs.tmp.PID + fsync + renameat +
+ * fsync of the directory).  A record with an unknown format number, an
+ * unknown key, or an encoding this build does not know, is refused.  The
+ * encoding is stored and returned in canonical form (fold_encoding_name), so
+ * "utf8" or "utf8-12.1" never reach the file as aliases.
  * Whether every directory folds (-o casefold) is a property of a mount, not
  * of the tree, so it is not recorded.
  *
  * Casefold attribute of a directory: extended attribute
  * "user.foldfs.casefold" with value "1" on the directory in SOURCE.
+ *
+ * Descriptors: every rootfd/dirfd below may be an O_RDONLY directory fd or an
+ * O_PATH fd.  (f*xattr refuse O_PATH fds with EBADF; the xattr functions
+ * then go through /proc/self/fd/N, so /proc must be mounted for that case.)
  */
 #ifndef FOLDFS_RECORD_H
 #define FOLDFS_RECORD_H
@@ -46,12 +53,17 @@ struct foldfs_record {
 /*
  * Read SOURCE's record through an open directory fd of SOURCE's root.
  * Returns 0, -ENOENT if there is none, or another -errno (-EINVAL for a
- * malformed record, with a message in err[0..errlen)).
+ * malformed record, an unsupported format or an encoding this build does
+ * not know).  On any error other than -ENOENT, err[0..errlen) holds a
+ * one-line message (without the path of SOURCE).
  */
 int foldfs_record_read(int rootfd, struct foldfs_record *rec, char *err,
 		       size_t errlen);
 
-/* Write (create or replace) the record atomically. Returns 0 or -errno. */
+/* Write (create or replace) the record atomically. Returns 0 or -errno
+ * (-EINVAL for an unknown encoding/flag or a field containing a newline).
+ * format 0 is taken as 1; an empty created/creator is filled in with the
+ * current UTC time / "foldfs VERSION". */
 int foldfs_record_write(int rootfd, const struct foldfs_record *rec);
 
 /* Fill a struct fold_ctx for comparison (FOLD_CASEFOLD form, rec's flags).

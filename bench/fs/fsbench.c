@@ -1,0 +1,532 @@
+/*
+ * fsbench.c - foldfs lookup/readdir/create benchmark, side by side in one
+ * run: the SOURCE tree used natively, the same daemon as a plain
+ * passthrough (-o nofold) and folding (-o casefold).  Directories of 100,
+ * 10,000 and 100,000 entries; stat by exact name, by other-case name,
+ * negative lookups, create+unlink, full readdir; three cache regimes:
+ * warm kernel cache (default timeout), no kernel cache (-o timeout=0: every
+ * lookup reaches the daemon) and cold (drop_caches + fresh mount).  Also
+ * the cost of building a folding index for 100,000 names against one
+ * readdir of them.  Reports goals, asserts nothing.  Mounting reuses the
+ * integration-test harness (tests/fs/harness.c).
+ */
+#define _GNU_SOURCE
+#define _FILE_OFFSET_BITS 64
+#include "../../tests/fs/harness.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char help[] =
+	"NAME\n"
+	"    fsbench - foldfs vs native and plain-passthrough FUSE, side by side\n"
+	"\n"
+	"SYNOPSIS\n"
+	"    fsbench [--foldfs PATH] [--root DIR] [--sizes LIST] [--ops N]\n"
+	"            [--reps N] [--budget SECS]\n"
+	"\n"
+	"DESCRIPTION\n"
+	"    Builds SOURCE directories of LIST entries (default 100,10000,100000)\n"
+	"    and measures, for SOURCE itself, foldfs -o nofold and foldfs -o\n"
+	"    casefold: stat by exact name, by other-case name (folding only),\n"
+	"    negative stat, create+unlink, and readdir, in three regimes: warm\n"
+	"    kernel cache, no kernel cache (-o timeout=0) and cold (drop caches,\n"
+	"    fresh mount).  Lookup passes do N operations (default 10000) over a\n"
+	"    fixed random sample of names; warm and no-cache figures are the best\n"
+	"    of N reps (default 3) after a warm-up pass.  Then the first\n"
+	"    other-case lookup in a fresh mount of the largest directory (the\n"
+	"    folding index build) is compared with one readdir of it.  Prints\n"
+	"    ops/s, ratios, and the project goals (reported, not asserted).\n"
+	"    Stops measuring when the budget (default 540 s) is used up.  Needs\n"
+	"    root (mounting, drop_caches).\n"
+	"\n"
+	"EXIT STATUS\n"
+	"    0 when every measured operation gave the right answer, 1 if some\n"
+	"    did not (the numbers would be meaningless), 2 on usage errors.\n";
+
+#define MAXSIZES 4
+enum { OP_EXACT, OP_OTHER, OP_NEG, OP_CREATE, OP_READDIR, NOPS };
+static const char *const opname[NOPS] = {"stat exact", "stat other-case", "stat negative",
+					 "create+unlink", "readdir (entries)"};
+enum { C_NATIVE, C_NOFOLD, C_FOLD, NCFG };
+enum { R_WARM, R_NOCACHE, R_COLD, NREG };
+static const char *const regname[NREG] = {
+	"warm kernel cache (default timeout, best of reps after a warm-up)",
+	"no kernel cache (-o timeout=0: every lookup goes to the daemon)",
+	"cold (sync + drop_caches + fresh mount, first pass)"};
+
+static int sizes[MAXSIZES] = {100, 10000, 100000};
+static int nsizes = 3;
+static int nops = 10000;
+static int reps = 3;
+static double budget = 540;
+static double t_start;
+static long wrong; /* operations that gave a wrong answer */
+static int budget_hit;
+
+/* results[reg][cfg][size][op]: ops per second, <0 = not measured */
+static double res[NREG][NCFG][MAXSIZES][NOPS];
+
+static int extra_opt(const char *o, const char *v)
+{
+	if (!v)
+		return -1;
+	if (!strcmp(o, "--sizes")) {
+		char buf[256];
+		snprintf(buf, sizeof buf, "%s", v);
+		nsizes = 0;
+		for (char *s, *p = strtok_r(buf, ",", &s); p && nsizes < MAXSIZES;
+		     p = strtok_r(NULL, ",", &s))
+			sizes[nsizes++] = atoi(p);
+	} else if (!strcmp(o, "--ops")) {
+		nops = atoi(v);
+	} else if (!strcmp(o, "--reps")) {
+		reps = atoi(v);
+	} else if (!strcmp(o, "--budget")) {
+		budget = atof(v);
+	} else {
+		return -1;
+	}
+	return 1;
+}
+
+static int over_budget(void)
+{
+	if (t_now() - t_start > budget) {
+		if (!budget_hit)
+			printf("   # time budget of %.0f s used up: remaining cells not measured\n", budget);
+		budget_hit = 1;
+	}
+	return budget_hit;
+}
+
+/* ---- names ------------------------------------------------------------- */
+
+struct names {
+	char (*exact)[32];
+	char (*other)[32];
+	char (*neg)[32];
+};
+static struct names nm[MAXSIZES];
+
+static void make_names(int si)
+{
+	int n = sizes[si];
+	nm[si].exact = calloc((size_t)nops, 32);
+	nm[si].other = calloc((size_t)nops, 32);
+	nm[si].neg = calloc((size_t)nops, 32);
+	/* A fixed pseudo-random sample, the same for every configuration. */
+	unsigned long long x = 0x9e3779b97f4a7c15ULL ^ (unsigned long long)n;
+	for (int k = 0; k < nops; k++) {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		int i = (int)((x >> 33) % (unsigned long long)n);
+		snprintf(nm[si].exact[k], 32, "Name%06d.dat", i);
+		for (int j = 0; nm[si].exact[k][j]; j++)
+			nm[si].other[k][j] = (char)toupper((unsigned char)nm[si].exact[k][j]);
+		snprintf(nm[si].neg[k], 32, "Missing%06d.dat", i);
+	}
+}
+
+static int populate(const char *src, int si)
+{
+	char d[4200];
+	snprintf(d, sizeof d, "%s/d%d", src, sizes[si]);
+	if (mkdir(d, 0755) == -1)
+		return -1;
+	int dfd = open(d, O_RDONLY | O_DIRECTORY);
+	for (int i = 0; i < sizes[si]; i++) {
+		char n[32];
+		snprintf(n, sizeof n, "Name%06d.dat", i);
+		int fd = openat(dfd, n, O_CREAT | O_WRONLY | O_EXCL, 0644);
+		if (fd < 0) {
+			close(dfd);
+			return -1;
+		}
+		close(fd);
+	}
+	close(dfd);
+	return 0;
+}
+
+/* ---- one pass of one operation ----------------------------------------- */
+
+/* Returns elapsed seconds for `count` operations, stored in *count. */
+static double pass(const char *dir, int si, int op, long *count)
+{
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	if (dfd < 0) {
+		printf("   # open %s: %s\n", dir, strerror(errno));
+		wrong++;
+		*count = 0;
+		return 1;
+	}
+	struct stat st;
+	long bad = 0, n = 0;
+	double t0 = t_now(), dt;
+	switch (op) {
+	case OP_EXACT:
+	case OP_OTHER:
+	case OP_NEG: {
+		char(*set)[32] = op == OP_EXACT ? nm[si].exact : op == OP_OTHER ? nm[si].other : nm[si].neg;
+		for (int k = 0; k < nops; k++) {
+			int r = fstatat(dfd, set[k], &st, 0);
+			bad += op == OP_NEG ? !(r == -1 && errno == ENOENT) : r != 0;
+		}
+		n = nops;
+		break;
+	}
+	case OP_CREATE: {
+		int pairs = nops / 5;
+		for (int k = 0; k < pairs; k++) {
+			char c[32];
+			snprintf(c, sizeof c, "New%06d.tmp", k);
+			int fd = openat(dfd, c, O_CREAT | O_EXCL | O_WRONLY, 0644);
+			if (fd < 0) {
+				bad++;
+				continue;
+			}
+			close(fd);
+			bad += unlinkat(dfd, c, 0) != 0;
+		}
+		n = pairs;
+		break;
+	}
+	case OP_READDIR: {
+		/* Repeat small directories so the pass is long enough to time. */
+		do {
+			int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY);
+			DIR *dp = fdopendir(fd);
+			long e = 0;
+			while (dp && readdir(dp))
+				e++;
+			if (dp)
+				closedir(dp);
+			bad += e != sizes[si] + 2;
+			n += e;
+		} while (t_now() - t0 < 0.05);
+		break;
+	}
+	}
+	dt = t_now() - t0;
+	close(dfd);
+	if (bad) {
+		printf("   # %s in %s: %ld wrong answers\n", opname[op], dir, bad);
+		wrong += bad;
+	}
+	*count = n;
+	return dt;
+}
+
+static double best_rate(const char *dir, int si, int op, int nreps)
+{
+	long n;
+	pass(dir, si, op, &n); /* warm-up */
+	double best = 0;
+	for (int r = 0; r < nreps; r++) {
+		double dt = pass(dir, si, op, &n);
+		double rate = n / dt;
+		if (rate > best)
+			best = rate;
+	}
+	return best;
+}
+
+static int drop_caches(void)
+{
+	sync();
+	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
+	if (fd < 0)
+		return -1;
+	int ok = write(fd, "3", 1) == 1;
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/* ---- drivers ------------------------------------------------------------ */
+
+static const char *src;
+
+static const char *cfg_opts(int c, int reg)
+{
+	static char o[128];
+	snprintf(o, sizeof o, "%s%s", c == C_NOFOLD ? "nofold" : "casefold",
+		 reg == R_NOCACHE ? ",timeout=0" : "");
+	return o;
+}
+
+static int op_applies(int c, int op)
+{
+	return !(op == OP_OTHER && c != C_FOLD);
+}
+
+static void run_regime_warm(int reg)
+{
+	for (int c = 0; c < NCFG; c++) {
+		if (reg == R_NOCACHE && c == C_NATIVE)
+			continue;
+		struct t_mount m = {0};
+		const char *base = src;
+		if (c != C_NATIVE) {
+			if (t_mount(&m, src, cfg_opts(c, reg))) {
+				wrong++;
+				continue;
+			}
+			base = m.mnt;
+		}
+		for (int si = 0; si < nsizes; si++)
+			for (int op = 0; op < NOPS; op++) {
+				if (!op_applies(c, op) || over_budget())
+					continue;
+				char d[4200];
+				snprintf(d, sizeof d, "%s/d%d", base, sizes[si]);
+				res[reg][c][si][op] = best_rate(d, si, op, reps);
+			}
+		if (c != C_NATIVE)
+			t_umount(&m);
+	}
+}
+
+static int cold_ok = 1;
+
+static void run_regime_cold(void)
+{
+	for (int c = 0; c < NCFG; c++)
+		for (int si = 0; si < nsizes; si++)
+			for (int op = 0; op < NOPS; op++) {
+				if (!op_applies(c, op) || over_budget() || !cold_ok)
+					continue;
+				struct t_mount m = {0};
+				if (drop_caches()) {
+					printf("   # cannot drop caches (%s): no cold figures\n",
+					       strerror(errno));
+					cold_ok = 0;
+					continue;
+				}
+				const char *base = src;
+				if (c != C_NATIVE) {
+					if (t_mount(&m, src, cfg_opts(c, R_COLD))) {
+						wrong++;
+						continue;
+					}
+					base = m.mnt;
+				}
+				char d[4200];
+				snprintf(d, sizeof d, "%s/d%d", base, sizes[si]);
+				long n;
+				double dt;
+				if (op == OP_READDIR) {
+					/* exactly one readdir: the first one is the cold one */
+					double t0 = t_now();
+					DIR *dp = opendir(d);
+					n = 0;
+					while (dp && readdir(dp))
+						n++;
+					if (dp)
+						closedir(dp);
+					dt = t_now() - t0;
+					if (n != sizes[si] + 2)
+						wrong++;
+				} else {
+					dt = pass(d, si, op, &n);
+				}
+				res[R_COLD][c][si][op] = n / dt;
+				if (c != C_NATIVE)
+					t_umount(&m);
+			}
+}
+
+static void fmt_rate(char *b, size_t cap, double r)
+{
+	if (r < 0)
+		snprintf(b, cap, "%12s", "-");
+	else if (r >= 1e6)
+		snprintf(b, cap, "%10.2f M", r / 1e6);
+	else if (r >= 1e3)
+		snprintf(b, cap, "%10.1f k", r / 1e3);
+	else
+		snprintf(b, cap, "%12.0f", r);
+}
+
+static void print_table(int reg)
+{
+	printf("\n%s\n", regname[reg]);
+	printf("%-8s %-18s %12s %12s %12s  %s\n", "entries", "operation", "native", "nofold",
+	       "casefold", "casefold time / nofold time");
+	for (int si = 0; si < nsizes; si++)
+		for (int op = 0; op < NOPS; op++) {
+			char a[32], b[32], c[32];
+			fmt_rate(a, sizeof a, res[reg][C_NATIVE][si][op]);
+			fmt_rate(b, sizeof b, res[reg][C_NOFOLD][si][op]);
+			fmt_rate(c, sizeof c, res[reg][C_FOLD][si][op]);
+			double plain = res[reg][C_NOFOLD][si][op == OP_OTHER ? OP_EXACT : op];
+			double fold = res[reg][C_FOLD][si][op];
+			char ratio[64] = "";
+			if (plain > 0 && fold > 0)
+				snprintf(ratio, sizeof ratio, "%.2fx%s", plain / fold,
+					 op == OP_OTHER ? " (vs nofold exact)" : "");
+			printf("%-8d %-18s %s %s %s  %s\n", sizes[si], opname[op], a, b, c, ratio);
+		}
+}
+
+/* ---- index build vs one readdir ---------------------------------------- */
+
+static void index_build(void)
+{
+	int si = nsizes - 1;
+	int n = sizes[si];
+	printf("\nfolding index for %d names: first other-case lookup in a fresh mount vs one readdir\n",
+	       n);
+	double best_idx = 1e9, best_rd = 1e9, best_rdv = 1e9, best_ex = 1e9;
+	for (int r = 0; r < reps && !over_budget(); r++) {
+		char d[4200];
+		snprintf(d, sizeof d, "%s/d%d", src, n);
+		/* one native readdir, page cache warm */
+		double t0 = t_now();
+		DIR *dp = opendir(d);
+		long e = 0;
+		while (dp && readdir(dp))
+			e++;
+		if (dp)
+			closedir(dp);
+		double rd = t_now() - t0;
+		if (e != n + 2)
+			wrong++;
+		if (rd < best_rd)
+			best_rd = rd;
+
+		struct t_mount m = {0};
+		if (t_mount(&m, src, "nofold") == 0) {
+			snprintf(d, sizeof d, "%s/d%d", m.mnt, n);
+			t0 = t_now();
+			dp = opendir(d);
+			e = 0;
+			while (dp && readdir(dp))
+				e++;
+			if (dp)
+				closedir(dp);
+			double v = t_now() - t0;
+			if (v < best_rdv)
+				best_rdv = v;
+			t_umount(&m);
+		}
+		/* Two fresh mounts, so that neither lookup profits from the other. */
+		struct stat st;
+		char p[4300];
+		if (t_mount(&m, src, "casefold") == 0) {
+			snprintf(p, sizeof p, "%s/d%d/NAME%06d.DAT", m.mnt, n, n / 3);
+			t0 = t_now();
+			int ok = stat(p, &st) == 0;
+			double ix = t_now() - t0;
+			if (!ok)
+				wrong++;
+			if (ix < best_idx)
+				best_idx = ix;
+			t_umount(&m);
+		}
+		if (t_mount(&m, src, "casefold") == 0) {
+			snprintf(p, sizeof p, "%s/d%d/Name%06d.dat", m.mnt, n, n / 2);
+			t0 = t_now();
+			int ok = stat(p, &st) == 0;
+			double ex = t_now() - t0;
+			if (!ok)
+				wrong++;
+			if (ex < best_ex)
+				best_ex = ex;
+			t_umount(&m);
+		}
+	}
+	printf("  one readdir, native (warm page cache):       %9.2f ms\n", best_rd * 1e3);
+	printf("  one readdir via foldfs -o nofold:             %9.2f ms\n", best_rdv * 1e3);
+	printf("  first exact lookup, fresh casefold mount:     %9.2f ms\n", best_ex * 1e3);
+	printf("  first other-case lookup, fresh casefold mount:%9.2f ms  (builds the index)\n",
+	       best_idx * 1e3);
+	printf("  index build / native readdir = %.2fx   (goal <= 2x)\n", best_idx / best_rd);
+	printf("  index build / nofold readdir = %.2fx\n", best_idx / best_rdv);
+}
+
+static void goals(void)
+{
+	printf("\ngoals (reported, not asserted)\n");
+	for (int reg = 0; reg < NREG; reg++) {
+		printf("  other-case (casefold) time / exact (nofold) time, %s:\n   ",
+		       reg == R_WARM ? "warm" : reg == R_NOCACHE ? "no kernel cache" : "cold");
+		int met = 1, any = 0;
+		for (int si = 0; si < nsizes; si++) {
+			double plain = res[reg][C_NOFOLD][si][OP_EXACT];
+			double fold = res[reg][C_FOLD][si][OP_OTHER];
+			if (plain > 0 && fold > 0) {
+				double q = plain / fold;
+				printf(" %d: %.2fx", sizes[si], q);
+				met &= q <= 1.2;
+				any = 1;
+			}
+		}
+		printf("   -> %s (goal <= 1.2x at every size)\n",
+		       !any ? "not measured" : met ? "met" : "NOT met");
+	}
+	for (int reg = 0; reg < NREG; reg++) {
+		double s0 = res[reg][C_FOLD][0][OP_OTHER];
+		double sn = res[reg][C_FOLD][nsizes - 1][OP_OTHER];
+		/* For scale: how much plain exact lookups slow down over the same
+		 * range (CPU caches, dcache size), natively or through nofold. */
+		double r0 = res[reg][reg == R_NOCACHE ? C_NOFOLD : C_NATIVE][0][OP_EXACT];
+		double rn = res[reg][reg == R_NOCACHE ? C_NOFOLD : C_NATIVE][nsizes - 1][OP_EXACT];
+		if (s0 > 0 && sn > 0)
+			printf("  growth with directory size, casefold other-case, %s: time at %d / time at %d = %.2fx (goal ~1; %s exact: %.2fx)\n",
+			       reg == R_WARM ? "warm" : reg == R_NOCACHE ? "no kernel cache" : "cold",
+			       sizes[nsizes - 1], sizes[0], s0 / sn,
+			       reg == R_NOCACHE ? "nofold" : "native", r0 > 0 && rn > 0 ? r0 / rn : 0);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	t_init(argc, argv, help, extra_opt);
+	t_verbose = 0;
+	alarm(0);
+	alarm((unsigned)(budget + 120));
+	t_start = t_now();
+	if (geteuid() != 0) {
+		fprintf(stderr, "fsbench: must run as root (mounts, drop_caches)\n");
+		t_cleanup();
+		return 2;
+	}
+	src = t_newdir("bench-src");
+	double t0 = t_now();
+	for (int si = 0; si < nsizes; si++) {
+		make_names(si);
+		if (populate(src, si)) {
+			fprintf(stderr, "fsbench: populating %d entries: %s\n", sizes[si], strerror(errno));
+			t_cleanup();
+			return 2;
+		}
+	}
+	printf("# SOURCE populated (%.1f s); %d lookups per pass, best of %d reps\n", t_now() - t0,
+	       nops, reps);
+	for (int a = 0; a < NREG; a++)
+		for (int b = 0; b < NCFG; b++)
+			for (int c = 0; c < MAXSIZES; c++)
+				for (int d = 0; d < NOPS; d++)
+					res[a][b][c][d] = -1;
+
+	run_regime_warm(R_WARM);
+	run_regime_warm(R_NOCACHE);
+	run_regime_cold();
+	printf("\nops/s (create+unlink: pairs/s; readdir: entries/s)\n");
+	for (int reg = 0; reg < NREG; reg++)
+		print_table(reg);
+	index_build();
+	goals();
+	printf("\ntotal benchmark time %.0f s; %ld wrong answers%s\n", t_now() - t_start, wrong,
+	       wrong ? " (the figures above are not trustworthy)" : "");
+	t_cleanup();
+	return wrong ? 1 : 0;
+}

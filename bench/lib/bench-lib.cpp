@@ -1,0 +1,684 @@
+/*
+ * bench-lib.cpp - libfold against ICU 72 and utf8proc 2.8, side by side in
+ * one process, on the generated name corpus (corpus.h).
+ *
+ * Operations, per name set:
+ *   fold     the comparison key into a caller buffer
+ *   compare  a name against its other spelling; libfold streams both
+ *            (fold_equal / fold_cmp), the peers fold both then memcmp
+ *   hash     libfold's fold_hash; the peers fold, then SipHash-1-3 the
+ *            buffer (siphash.c: the same hash libfold computes)
+ * Forms: NFKC_Casefold (libfold FOLD_NFKC_CF, ICU's nfkc_cf instance,
+ * utf8proc's NFKC_Casefold options) and canonical caseless (libfold
+ * FOLD_CASEFOLD; ICU NFD + ucasemap_utf8FoldCase + NFD; utf8proc
+ * CASEFOLD|DECOMPOSE|STABLE), and libfold's "ext4" profile.
+ *
+ * Each measurement is one pass over a set; passes of all implementations
+ * of an operation are interleaved and repeated, and the best pass counts,
+ * so a loaded machine slows everyone alike.  Every result is folded into a
+ * volatile sink.  Heap allocations are counted (alloccount.c) around every
+ * pass; libfold's must be zero.
+ *
+ * --check (used by the lib-ratio suite) runs a small corpus and asserts
+ * loose ratios and zero allocations, printing "N passed, N failed".
+ */
+#include <time.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <unicode/bytestream.h>
+#include <unicode/normalizer2.h>
+#include <unicode/ucasemap.h>
+#include <unicode/uversion.h>
+#include <utf8proc.h>
+
+#include "alloccount.h"
+#include "corpus.h"
+#include "fold.h"
+#include "siphash.h"
+
+namespace {
+
+volatile uint64_t vsink;
+
+const uint64_t K0 = 0x0706050403020100ull, K1 = 0x0f0e0d0c0b0a0908ull;
+const struct fold_seed SEED = {K0, K1};
+const size_t CAP = 1 << 14;
+
+double now_ns()
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+enum Family { OURS, ICU, UTF8PROC, PLAIN };
+
+struct Impl {
+	std::string label;
+	Family fam;
+	std::function<uint64_t(const NameSet &)> pass;
+	double best = 1e300;	     /* best pass, ns */
+	unsigned long allocs = 0;    /* allocations in all passes */
+	unsigned long passes = 0;
+	uint64_t result = 0;	     /* last pass's result (e.g. equal pairs) */
+};
+
+/* ---- the implementations ---------------------------------------------- */
+
+struct Peers {
+	const icu::Normalizer2 *nfd, *nkcf;
+	UCaseMap *csm;
+	std::string a, b, t;
+	std::vector<char> fb;
+
+	Peers()
+	{
+		UErrorCode e = U_ZERO_ERROR;
+		nfd = icu::Normalizer2::getNFDInstance(e);
+		nkcf = icu::Normalizer2::getNFKCCasefoldInstance(e);
+		csm = ucasemap_open("", U_FOLD_CASE_DEFAULT, &e);
+		if (U_FAILURE(e)) {
+			std::fprintf(stderr, "bench-lib: ICU: %s\n",
+				     u_errorName(e));
+			std::exit(2);
+		}
+		a.reserve(CAP);
+		b.reserve(CAP);
+		t.reserve(CAP);
+		fb.resize(CAP);
+	}
+
+	/* NFKC_Casefold into out (reused: no allocation once warm). */
+	void icu_nkcf(const std::string &s, std::string &out)
+	{
+		UErrorCode e = U_ZERO_ERROR;
+		out.clear();
+		icu::StringByteSink<std::string> sink(&out);
+		nkcf->normalizeUTF8(0, icu::StringPiece(s.data(), (int32_t)s.size()),
+				    sink, nullptr, e);
+	}
+	/* NFD, full case folding, NFD. */
+	void icu_cf(const std::string &s, std::string &out)
+	{
+		UErrorCode e = U_ZERO_ERROR;
+		t.clear();
+		{
+			icu::StringByteSink<std::string> sink(&t);
+			nfd->normalizeUTF8(0, icu::StringPiece(s.data(), (int32_t)s.size()),
+					   sink, nullptr, e);
+		}
+		int32_t n = ucasemap_utf8FoldCase(csm, fb.data(), (int32_t)fb.size(),
+						  t.data(), (int32_t)t.size(), &e);
+		out.clear();
+		icu::StringByteSink<std::string> sink(&out);
+		nfd->normalizeUTF8(0, icu::StringPiece(fb.data(), n), sink, nullptr,
+				   e);
+	}
+};
+
+const utf8proc_option_t U8P_NKCF = (utf8proc_option_t)(
+	UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT |
+	UTF8PROC_CASEFOLD | UTF8PROC_IGNORE);
+const utf8proc_option_t U8P_CF = (utf8proc_option_t)(
+	UTF8PROC_STABLE | UTF8PROC_DECOMPOSE | UTF8PROC_CASEFOLD);
+
+/* utf8proc_map allocates its result; that is its API. */
+ssize_t u8p(const std::string &s, utf8proc_option_t o, utf8proc_uint8_t **d)
+{
+	return utf8proc_map((const utf8proc_uint8_t *)s.data(),
+			    (utf8proc_ssize_t)s.size(), d, o);
+}
+
+int ascii_eq(const std::string &a, const std::string &b)
+{
+	if (a.size() != b.size())
+		return 0;
+	for (size_t i = 0; i < a.size(); i++) {
+		unsigned x = (unsigned char)a[i], y = (unsigned char)b[i];
+		if (x - 'A' < 26u)
+			x += 32;
+		if (y - 'A' < 26u)
+			y += 32;
+		if (x != y)
+			return 0;
+	}
+	return 1;
+}
+
+[[noreturn]] void die(const char *what)
+{
+	std::fprintf(stderr, "bench-lib: %s\n", what);
+	std::exit(2);
+}
+
+struct Contexts {
+	struct fold_ctx nkcf, cf, ext4;
+	Contexts()
+	{
+		if (fold_init(&nkcf, "utf8", FOLD_NFKC_CF, 0) ||
+		    fold_init(&cf, "utf8", FOLD_CASEFOLD, 0) ||
+		    fold_init_profile(&ext4, "ext4"))
+			die("fold_init failed");
+	}
+};
+
+/* ---- operations -------------------------------------------------------- */
+
+struct Op {
+	std::string name;
+	std::vector<Impl> impls;
+};
+
+Impl ours_fold(const char *label, const struct fold_ctx *c)
+{
+	return {label, OURS, [c](const NameSet &ns) {
+			static char buf[CAP];
+			uint64_t acc = 0;
+			for (const std::string &s : ns.names) {
+				ssize_t r = fold_key(c, s.data(), s.size(), buf, CAP);
+				if (r < 0 || (size_t)r > CAP)
+					die("fold_key failed");
+				acc += (uint64_t)r + (unsigned char)buf[0];
+			}
+			return acc;
+		}};
+}
+
+Impl ours_equal(const char *label, const struct fold_ctx *c)
+{
+	return {label, OURS, [c](const NameSet &ns) {
+			uint64_t eq = 0;
+			for (size_t i = 0; i < ns.names.size(); i++)
+				eq += (uint64_t)fold_equal(
+					c, ns.names[i].data(), ns.names[i].size(),
+					ns.others[i].data(), ns.others[i].size());
+			return eq;
+		}};
+}
+
+Impl ours_cmp(const char *label, const struct fold_ctx *c)
+{
+	return {label, OURS, [c](const NameSet &ns) {
+			uint64_t eq = 0;
+			for (size_t i = 0; i < ns.names.size(); i++)
+				eq += fold_cmp(c, ns.names[i].data(),
+					       ns.names[i].size(),
+					       ns.others[i].data(),
+					       ns.others[i].size()) == 0;
+			return eq;
+		}};
+}
+
+Impl ours_hash(const char *label, const struct fold_ctx *c)
+{
+	return {label, OURS, [c](const NameSet &ns) {
+			uint64_t acc = 0;
+			for (const std::string &s : ns.names)
+				acc ^= fold_hash(c, &SEED, s.data(), s.size());
+			return acc;
+		}};
+}
+
+std::vector<Op> make_ops(Contexts &cx, Peers &p)
+{
+	std::vector<Op> ops;
+	Peers *pp = &p;
+
+	ops.push_back({"fold", {
+		ours_fold("libfold NFKC_CF", &cx.nkcf),
+		ours_fold("libfold CASEFOLD", &cx.cf),
+		ours_fold("libfold ext4", &cx.ext4),
+		{"ICU NFKC_CF", ICU, [pp](const NameSet &ns) {
+			uint64_t acc = 0;
+			for (const std::string &s : ns.names) {
+				pp->icu_nkcf(s, pp->a);
+				acc += pp->a.size() + (unsigned char)pp->a[0];
+			}
+			return acc;
+		}},
+		{"ICU NFD+fold+NFD", ICU, [pp](const NameSet &ns) {
+			uint64_t acc = 0;
+			for (const std::string &s : ns.names) {
+				pp->icu_cf(s, pp->a);
+				acc += pp->a.size() + (unsigned char)pp->a[0];
+			}
+			return acc;
+		}},
+		{"utf8proc NFKC_CF", UTF8PROC, [](const NameSet &ns) {
+			uint64_t acc = 0;
+			for (const std::string &s : ns.names) {
+				utf8proc_uint8_t *d = nullptr;
+				ssize_t r = u8p(s, U8P_NKCF, &d);
+				acc += (uint64_t)r + (r > 0 ? d[0] : 0);
+				std::free(d);
+			}
+			return acc;
+		}},
+		{"utf8proc CASEFOLD", UTF8PROC, [](const NameSet &ns) {
+			uint64_t acc = 0;
+			for (const std::string &s : ns.names) {
+				utf8proc_uint8_t *d = nullptr;
+				ssize_t r = u8p(s, U8P_CF, &d);
+				acc += (uint64_t)r + (r > 0 ? d[0] : 0);
+				std::free(d);
+			}
+			return acc;
+		}},
+	}});
+
+	ops.push_back({"compare", {
+		ours_equal("libfold NFKC_CF equal", &cx.nkcf),
+		ours_cmp("libfold NFKC_CF cmp", &cx.nkcf),
+		ours_equal("libfold CASEFOLD equal", &cx.cf),
+		ours_equal("libfold ext4 equal", &cx.ext4),
+		{"ICU NFKC_CF", ICU, [pp](const NameSet &ns) {
+			uint64_t eq = 0;
+			for (size_t i = 0; i < ns.names.size(); i++) {
+				pp->icu_nkcf(ns.names[i], pp->a);
+				pp->icu_nkcf(ns.others[i], pp->b);
+				eq += pp->a.size() == pp->b.size() &&
+				      !std::memcmp(pp->a.data(), pp->b.data(), pp->a.size());
+			}
+			return eq;
+		}},
+		{"ICU NFD+fold+NFD", ICU, [pp](const NameSet &ns) {
+			uint64_t eq = 0;
+			for (size_t i = 0; i < ns.names.size(); i++) {
+				pp->icu_cf(ns.names[i], pp->a);
+				pp->icu_cf(ns.others[i], pp->b);
+				eq += pp->a.size() == pp->b.size() &&
+				      !std::memcmp(pp->a.data(), pp->b.data(), pp->a.size());
+			}
+			return eq;
+		}},
+		{"utf8proc NFKC_CF", UTF8PROC, [](const NameSet &ns) {
+			uint64_t eq = 0;
+			for (size_t i = 0; i < ns.names.size(); i++) {
+				utf8proc_uint8_t *x = nullptr, *y = nullptr;
+				ssize_t a = u8p(ns.names[i], U8P_NKCF, &x);
+				ssize_t b = u8p(ns.others[i], U8P_NKCF, &y);
+				eq += a >= 0 && a == b && !std::memcmp(x, y, (size_t)a);
+				std::free(x);
+				std::free(y);
+			}
+			return eq;
+		}},
+		{"utf8proc CASEFOLD", UTF8PROC, [](const NameSet &ns) {
+			uint64_t eq = 0;
+			for (size_t i = 0; i < ns.names.size(); i++) {
+				utf8proc_uint8_t *x = nullptr, *y = nullptr;
+				ssize_t a = u8p(ns.names[i], U8P_CF, &x);
+				ssize_t b = u8p(ns.others[i], U8P_CF, &y);
+				eq += a >= 0 && a == b && !std::memcmp(x, y, (size_t)a);
+				std::free(x);
+				std::free(y);
+			}
+			return eq;
+		}},
+		{"tolower+memcmp", PLAIN, [](const NameSet &ns) {
+			uint64_t eq = 0;
+			for (size_t i = 0; i < ns.names.size(); i++)
+				eq += (uint64_t)ascii_eq(ns.names[i], ns.others[i]);
+			return eq;
+		}},
+	}});
+
+	ops.push_back({"hash", {
+		ours_hash("libfold NFKC_CF", &cx.nkcf),
+		ours_hash("libfold CASEFOLD", &cx.cf),
+		ours_hash("libfold ext4", &cx.ext4),
+		{"ICU NFKC_CF", ICU, [pp](const NameSet &ns) {
+			uint64_t acc = 0;
+			for (const std::string &s : ns.names) {
+				pp->icu_nkcf(s, pp->a);
+				acc ^= bench_siphash13(K0, K1, pp->a.data(), pp->a.size());
+			}
+			return acc;
+		}},
+		{"ICU NFD+fold+NFD", ICU, [pp](const NameSet &ns) {
+			uint64_t acc = 0;
+			for (const std::string &s : ns.names) {
+				pp->icu_cf(s, pp->a);
+				acc ^= bench_siphash13(K0, K1, pp->a.data(), pp->a.size());
+			}
+			return acc;
+		}},
+		{"utf8proc NFKC_CF", UTF8PROC, [](const NameSet &ns) {
+			uint64_t acc = 0;
+			for (const std::string &s : ns.names) {
+				utf8proc_uint8_t *d = nullptr;
+				ssize_t r = u8p(s, U8P_NKCF, &d);
+				if (r >= 0)
+					acc ^= bench_siphash13(K0, K1, d, (size_t)r);
+				std::free(d);
+			}
+			return acc;
+		}},
+		{"utf8proc CASEFOLD", UTF8PROC, [](const NameSet &ns) {
+			uint64_t acc = 0;
+			for (const std::string &s : ns.names) {
+				utf8proc_uint8_t *d = nullptr;
+				ssize_t r = u8p(s, U8P_CF, &d);
+				if (r >= 0)
+					acc ^= bench_siphash13(K0, K1, d, (size_t)r);
+				std::free(d);
+			}
+			return acc;
+		}},
+	}});
+	return ops;
+}
+
+void run_op(Op &op, const NameSet &ns, int reps)
+{
+	for (Impl &im : op.impls) {
+		im.best = 1e300;
+		im.allocs = im.passes = 0;
+	}
+	for (int r = 0; r < reps; r++)
+		for (Impl &im : op.impls) {
+			/* the plain ASCII loop only means something on ASCII */
+			if (im.fam == PLAIN && ns.name != "ascii")
+				continue;
+			unsigned long a0 = alloc_count();
+			double t0 = now_ns();
+			uint64_t v = im.pass(ns);
+			double t = now_ns() - t0;
+			im.allocs += alloc_count() - a0;
+			im.passes++;
+			im.result = v;
+			vsink = vsink + v;
+			if (t < im.best)
+				im.best = t;
+		}
+}
+
+Impl *find(Op &op, const char *label)
+{
+	for (Impl &im : op.impls)
+		if (im.label == label)
+			return &im;
+	return nullptr;
+}
+
+/* names (or pairs) per second of a measured implementation */
+double rate(const Impl *im, const NameSet &ns)
+{
+	return im && im->passes ? (double)ns.names.size() * 1e9 / im->best : 0;
+}
+
+std::string fmt_rate(double r)
+{
+	char b[32];
+
+	if (r <= 0)
+		return "-";
+	if (r >= 1e6)
+		std::snprintf(b, sizeof b, "%.2fM", r / 1e6);
+	else
+		std::snprintf(b, sizeof b, "%.0fk", r / 1e3);
+	return b;
+}
+
+struct Row {
+	const char *op, *form, *ours, *icu, *u8p;
+};
+
+/* One table line per (operation, form); ratio columns are ours/peer. */
+const Row rows[] = {
+	{"fold", "NFKC_CF", "libfold NFKC_CF", "ICU NFKC_CF", "utf8proc NFKC_CF"},
+	{"fold", "CF", "libfold CASEFOLD", "ICU NFD+fold+NFD", "utf8proc CASEFOLD"},
+	{"fold", "ext4", "libfold ext4", "ICU NFD+fold+NFD", "utf8proc CASEFOLD"},
+	{"compare", "NFKC_CF", "libfold NFKC_CF equal", "ICU NFKC_CF", "utf8proc NFKC_CF"},
+	{"compare", "NFKC_CF/cmp", "libfold NFKC_CF cmp", "ICU NFKC_CF", "utf8proc NFKC_CF"},
+	{"compare", "CF", "libfold CASEFOLD equal", "ICU NFD+fold+NFD", "utf8proc CASEFOLD"},
+	{"compare", "ext4", "libfold ext4 equal", "ICU NFD+fold+NFD", "utf8proc CASEFOLD"},
+	{"hash", "NFKC_CF", "libfold NFKC_CF", "ICU NFKC_CF", "utf8proc NFKC_CF"},
+	{"hash", "CF", "libfold CASEFOLD", "ICU NFD+fold+NFD", "utf8proc CASEFOLD"},
+	{"hash", "ext4", "libfold ext4", "ICU NFD+fold+NFD", "utf8proc CASEFOLD"},
+};
+
+struct Result {
+	std::string set, op, form;
+	double ours, icu, u8p;
+};
+
+void print_header()
+{
+	std::printf("%-10s %-8s %-12s %9s %8s %9s %8s %9s %8s %8s %8s\n", "set",
+		    "op", "form", "libfold/s", "MB/s", "ICU/s", "MB/s",
+		    "u8proc/s", "MB/s", "xICU", "xu8proc");
+}
+
+void usage(FILE *f)
+{
+	std::fprintf(f,
+"Usage: bench-lib [--names N] [--reps R] [--sets LIST] [--quick]\n"
+"                 [--check [--min-icu X] [--min-utf8proc Y] [--min-ascii Z] ...]\n"
+"\n"
+"Benchmarks libfold against ICU and utf8proc on a generated corpus of file\n"
+"names: N names per set (default 50000), best of R interleaved passes\n"
+"(default 7).  Sets: ascii, latin-nfc, latin-nfd, greek, cyrillic, cjk,\n"
+"hangul, emoji, mixed (LIST is comma separated).  Prints names (pairs) per\n"
+"second and MB/s per operation and form, the ratios libfold/ICU and\n"
+"libfold/utf8proc, table sizes and heap allocations.\n"
+"--quick: 10000 names, 5 passes.\n"
+"--check: 10000 names of the ascii and mixed sets, best of 15 passes, then\n"
+"assert loosely: libfold makes no heap allocation; on the mixed set libfold\n"
+"compare is >= X (--min-icu, default 1.0; --min-icu-cf for CF, 1.5) times\n"
+"ICU and >= Y (--min-utf8proc, 3.0) times utf8proc; hash >= --min-icu-hash\n"
+"(0.5) times ICU and --min-utf8proc-hash (2.0) times utf8proc; on ascii\n"
+"libfold's compare is >= Z (--min-ascii, 0.2) times a plain\n"
+"tolower+memcmp loop.  Ends with \"N passed, N failed\".\n");
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+	size_t per_set = 50000;
+	int reps = 7;
+	bool check = false;
+	/* compare: brief's floor; CF has ~2.5x headroom, so it gets a
+	 * higher one that a slowed hot path would break */
+	double min_icu = 1.0, min_icu_cf = 1.5, min_u8p = 3.0;
+	double min_icu_hash = 0.5, min_u8p_hash = 2.0, min_ascii = 0.2;
+	std::string only;
+
+	for (int i = 1; i < argc; i++) {
+		std::string a = argv[i];
+		bool more = i + 1 < argc;
+
+		if (a == "--help" || a == "-h") {
+			usage(stdout);
+			return 0;
+		} else if (a == "--names" && more) {
+			per_set = std::strtoul(argv[++i], nullptr, 10);
+		} else if (a == "--reps" && more) {
+			reps = std::atoi(argv[++i]);
+		} else if (a == "--sets" && more) {
+			only = std::string(",") + argv[++i] + ",";
+		} else if (a == "--quick") {
+			per_set = 10000;
+			reps = 5;
+		} else if (a == "--check") {
+			check = true;
+		} else if (a == "--min-icu" && more) {
+			min_icu = std::atof(argv[++i]);
+		} else if (a == "--min-icu-cf" && more) {
+			min_icu_cf = std::atof(argv[++i]);
+		} else if (a == "--min-utf8proc" && more) {
+			min_u8p = std::atof(argv[++i]);
+		} else if (a == "--min-icu-hash" && more) {
+			min_icu_hash = std::atof(argv[++i]);
+		} else if (a == "--min-utf8proc-hash" && more) {
+			min_u8p_hash = std::atof(argv[++i]);
+		} else if (a == "--min-ascii" && more) {
+			min_ascii = std::atof(argv[++i]);
+		} else {
+			std::fprintf(stderr, "bench-lib: bad argument '%s'\n", argv[i]);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (check) {
+		if (per_set == 50000)
+			per_set = 10000;
+		if (reps == 7)
+			reps = 15;
+		if (only.empty())
+			only = ",ascii,mixed,";
+	}
+	if (per_set == 0 || reps < 1) {
+		usage(stderr);
+		return 2;
+	}
+
+	const char *const *versions;
+	size_t nv = fold_unicode_versions(&versions);
+	std::printf("bench-lib: %zu names per set, best of %d passes; libfold "
+		    "Unicode %s, ICU %s, utf8proc %s\n",
+		    per_set, reps, nv ? versions[nv - 1] : "?", U_ICU_VERSION,
+		    utf8proc_version());
+	std::printf("libfold tables: %zu bytes for %zu Unicode versions and all "
+		    "forms (Linux fs/unicode utf8data: 64256 bytes, 12.1 only, "
+		    "NFD and NFD+CF)\n\n",
+		    fold_table_bytes(), nv);
+
+	std::vector<NameSet> sets = make_corpus(per_set, 0x5EEDF01Dull);
+	Contexts cx;
+	Peers peers;
+	std::vector<Op> ops = make_ops(cx, peers);
+	std::vector<Result> results;
+	unsigned long our_allocs[3] = {0, 0, 0}, our_passes[3] = {0, 0, 0};
+	double ascii_plain = 0, ascii_ours = 0;
+	unsigned long pass_total = 0, fail_total = 0;
+	std::string mismatch;
+
+	print_header();
+	for (NameSet &ns : sets) {
+		if (!only.empty() && only.find("," + ns.name + ",") == std::string::npos)
+			continue;
+		/* warm-up: caches, lazily loaded ICU data */
+		for (Op &op : ops)
+			run_op(op, ns, 1);
+		for (size_t o = 0; o < ops.size(); o++) {
+			run_op(ops[o], ns, reps);
+			for (Impl &im : ops[o].impls)
+				if (im.fam == OURS) {
+					our_allocs[o] += im.allocs;
+					our_passes[o] += im.passes;
+				}
+		}
+		/* the same equivalence must find the same equal pairs */
+		{
+			Op &cmp = ops[1];
+			const Impl *a = find(cmp, "libfold NFKC_CF equal"),
+				   *b = find(cmp, "ICU NFKC_CF"),
+				   *c = find(cmp, "libfold CASEFOLD equal"),
+				   *d = find(cmp, "ICU NFD+fold+NFD");
+			char m[200];
+			std::snprintf(m, sizeof m,
+				      "  %s: equal pairs NFKC_CF libfold %" PRIu64
+				      " ICU %" PRIu64 ", CF libfold %" PRIu64
+				      " ICU %" PRIu64 " of %zu\n",
+				      ns.name.c_str(), a->result, b->result,
+				      c->result, d->result, ns.names.size());
+			mismatch += m;
+		}
+		for (const Row &r : rows) {
+			Op &op = ops[std::string(r.op) == "fold" ? 0
+				     : std::string(r.op) == "compare" ? 1 : 2];
+			const Impl *o = find(op, r.ours), *i = find(op, r.icu),
+				   *u = find(op, r.u8p);
+			double ro = rate(o, ns), ri = rate(i, ns), ru = rate(u, ns);
+			double bytes = (double)(op.name == "compare" ? ns.pair_bytes
+								     : ns.bytes) /
+				       (double)ns.names.size();
+			std::printf("%-10s %-8s %-12s %9s %8.1f %9s %8.1f %9s %8.1f "
+				    "%8.2f %8.2f\n",
+				    ns.name.c_str(), r.op, r.form,
+				    fmt_rate(ro).c_str(), ro * bytes / 1e6,
+				    fmt_rate(ri).c_str(), ri * bytes / 1e6,
+				    fmt_rate(ru).c_str(), ru * bytes / 1e6,
+				    ri > 0 ? ro / ri : 0, ru > 0 ? ro / ru : 0);
+			results.push_back({ns.name, r.op, r.form, ro, ri, ru});
+		}
+		if (ns.name == "ascii") {
+			ascii_plain = rate(find(ops[1], "tolower+memcmp"), ns);
+			ascii_ours = rate(find(ops[1], "libfold CASEFOLD equal"), ns);
+			std::printf("%-10s %-8s %-12s %9s  (tolower+memcmp loop; "
+				    "libfold CASEFOLD equal is %.2fx, NFKC_CF "
+				    "equal %.2fx of it)\n",
+				    "ascii", "compare", "plain",
+				    fmt_rate(ascii_plain).c_str(),
+				    ascii_ours / ascii_plain,
+				    rate(find(ops[1], "libfold NFKC_CF equal"), ns) /
+					    ascii_plain);
+		}
+		std::fflush(stdout);
+	}
+	std::printf("\n%s", mismatch.c_str());
+	std::printf("heap allocations by libfold: fold %lu, compare %lu, hash %lu "
+		    "(over %lu, %lu, %lu passes)\n",
+		    our_allocs[0], our_allocs[1], our_allocs[2], our_passes[0],
+		    our_passes[1], our_passes[2]);
+	{
+		const Impl *u = find(ops[1], "utf8proc NFKC_CF");
+		const Impl *i = find(ops[1], "ICU NFKC_CF");
+		std::printf("for comparison, allocations per compared pair on the "
+			    "last set: ICU %.2f, utf8proc %.2f\n",
+			    i->passes ? (double)i->allocs / (double)i->passes /
+						(double)per_set : 0,
+			    u->passes ? (double)u->allocs / (double)u->passes /
+						(double)per_set : 0);
+	}
+	std::printf("(sink %" PRIu64 ")\n", (uint64_t)vsink);
+	if (!check)
+		return 0;
+
+	/* --check: loose, ratio-only assertions */
+	auto ck = [&](bool ok, const std::string &what) {
+		std::printf("%s: %s\n", ok ? "ok" : "FAIL", what.c_str());
+		(ok ? pass_total : fail_total)++;
+	};
+	char m[256];
+	for (int o = 0; o < 3; o++) {
+		std::snprintf(m, sizeof m, "libfold %s: %lu heap allocations (want 0)",
+			      ops[o].name.c_str(), our_allocs[o]);
+		ck(our_allocs[o] == 0 && our_passes[o] > 0, m);
+	}
+	for (const Result &r : results) {
+		if (r.set != "mixed" || r.op == "fold" || r.form == "ext4" ||
+		    r.form == "NFKC_CF/cmp")
+			continue;
+		bool hash = r.op == "hash";
+		double mi = hash ? min_icu_hash : r.form == "CF" ? min_icu_cf : min_icu;
+		double mu = hash ? min_u8p_hash : min_u8p;
+		std::snprintf(m, sizeof m,
+			      "mixed %s %s: libfold/ICU %.2f (want >= %.2f)",
+			      r.op.c_str(), r.form.c_str(), r.ours / r.icu, mi);
+		ck(r.icu > 0 && r.ours / r.icu >= mi, m);
+		std::snprintf(m, sizeof m,
+			      "mixed %s %s: libfold/utf8proc %.2f (want >= %.2f)",
+			      r.op.c_str(), r.form.c_str(), r.ours / r.u8p, mu);
+		ck(r.u8p > 0 && r.ours / r.u8p >= mu, m);
+	}
+	if (ascii_plain > 0) {
+		std::snprintf(m, sizeof m,
+			      "ascii compare: libfold CASEFOLD / tolower+memcmp "
+			      "%.2f (want >= %.2f)",
+			      ascii_ours / ascii_plain, min_ascii);
+		ck(ascii_ours / ascii_plain >= min_ascii, m);
+	}
+	std::printf("%lu passed, %lu failed\n", pass_total, fail_total);
+	return fail_total ? 1 : 0;
+}

@@ -1,0 +1,35 @@
+# bench/lib/bench.mk - libfold vs ICU and utf8proc (included by
+# bench/bench.mk).
+#
+#   make bench-lib        full run: 50,000 names per set, best of 7 passes
+#   make check-lib-ratio  suite: small run, loose ratios, zero allocations
+#
+# BENCH_LIB_ARGS adds options (see build/bench-lib --help).
+
+BL_OBJ := $(BUILD)/obj/bench/lib
+BENCH_LIB := $(BUILD)/bench-lib
+BENCH_LIB_ARGS ?=
+BL_HDRS := $(wildcard bench/lib/*.h) lib/fold.h
+BL_CXXFLAGS := -std=c++17 $(OPT) $(WARN) -Ilib -Ibench/lib \
+	$(shell pkg-config --cflags icu-uc icu-i18n 2>/dev/null) $(EXTRA_CFLAGS)
+
+$(BL_OBJ)/%.o: bench/lib/%.c $(BL_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) -Ibench/lib -c -o $@ $<
+
+$(BL_OBJ)/%.o: bench/lib/%.cpp $(BL_HDRS)
+	@mkdir -p $(@D)
+	$(CXX) $(BL_CXXFLAGS) -c -o $@ $<
+
+$(BENCH_LIB): $(BL_OBJ)/bench-lib.o $(BL_OBJ)/corpus.o $(BL_OBJ)/siphash.o \
+		$(BL_OBJ)/alloccount.o $(LIBFOLD_A)
+	$(CXX) $(LDFLAGS_BASE) -o $@ $^ \
+		$(shell pkg-config --libs icu-uc icu-i18n 2>/dev/null) -lutf8proc
+
+.PHONY: bench-lib check-lib-ratio
+bench-lib: $(BENCH_LIB)
+	$(BENCH_LIB) $(BENCH_LIB_ARGS)
+
+CHECK_SUITES += lib-ratio
+check-lib-ratio: $(BENCH_LIB)
+	$(BENCH_LIB) --check $(BENCH_LIB_ARGS)

@@ -1,0 +1,92 @@
+/*
+ * creds.c - act as the calling process while creating objects.
+ *
+ * With allow_other a root daemon serves many users.  Objects it creates
+ * must belong to the caller (and follow set-group-ID directories), and
+ * the creating call must be refused where the caller could not do it.
+ * So around mknod/mkdir/symlink/link/create the worker thread takes the
+ * caller's fsuid, fsgid and supplementary groups.  (Permission checks of
+ * the other calls are the kernel's: a root daemon with allow_other always
+ * runs with default_permissions, see main.c.)  These must be the
+ * raw system calls: glibc's setgroups()/setfsuid() wrappers may apply the
+ * change to every thread of the process (setxid broadcast), and other
+ * workers are serving other callers at the same time.
+ *
+ * When the daemon is not root (a user mount) there is nobody else to be,
+ * and when the caller is root there is nothing to change.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <grp.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "foldfs.h"
+
+static gid_t *base_groups;
+static int base_ngroups;
+static uid_t base_uid;
+static gid_t base_gid;
+
+int creds_init(void)
+{
+	int n;
+
+	F.switch_creds = geteuid() == 0;
+	if (!F.switch_creds)
+		return 0;
+	base_uid = geteuid();
+	base_gid = getegid();
+	n = getgroups(0, NULL);
+	if (n < 0)
+		return -errno;
+	base_groups = calloc((size_t)n + 1, sizeof(gid_t));
+	if (!base_groups)
+		return -ENOMEM;
+	base_ngroups = getgroups(n, base_groups);
+	if (base_ngroups < 0)
+		return -errno;
+	return 0;
+}
+
+int creds_enter(fuse_req_t req, struct creds *c)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	gid_t groups[64];
+	int n;
+
+	c->switched = 0;
+	if (!F.switch_creds || (ctx->uid == 0 && ctx->gid == 0))
+		return 0;
+	/* Supplementary groups: they decide whether the caller may write
+	 * into a group-writable parent. */
+	n = fuse_req_getgroups(req, 64, groups);
+	if (n < 0)
+		n = 0;
+	if (n > 64)
+		n = 64;
+	if (syscall(SYS_setgroups, (size_t)n, groups) < 0)
+		return -errno;
+	syscall(SYS_setfsgid, ctx->gid);
+	syscall(SYS_setfsuid, ctx->uid);
+	/* setfsuid reports no errors; check that it took. */
+	if ((uid_t)syscall(SYS_setfsuid, (uid_t)-1) != ctx->uid) {
+		c->switched = 1;
+		creds_leave(c);
+		return -EPERM;
+	}
+	c->switched = 1;
+	return 0;
+}
+
+void creds_leave(struct creds *c)
+{
+	if (!c->switched)
+		return;
+	syscall(SYS_setfsuid, base_uid);
+	syscall(SYS_setfsgid, base_gid);
+	syscall(SYS_setgroups, (size_t)base_ngroups, base_groups);
+	c->switched = 0;
+}

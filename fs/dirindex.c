@@ -1,0 +1,586 @@
+/*
+ * dirindex.c - per-directory fold index.
+ *
+ * A folding lookup whose exact spelling does not exist must find the
+ * stored names equivalent to it.  Scanning the directory each time costs
+ * O(entries) per miss (the sdcardfs/cicpoffs problem), so the first miss
+ * in a directory reads it once and builds a hash table keyed by
+ * fold_hash() under a per-mount random seed: equivalent names share a
+ * hash, so a miss costs one hash and a short chain walk however large the
+ * directory is.  The index is then kept current by our own namespace
+ * operations and by watch.c for changes made outside the mount.
+ *
+ * Layout, chosen to keep an entry small (see idx_bytes()):
+ *   bucket[]  uint32 slot+1 of the first entry of each chain
+ *   ent[]     16-byte slots: low 32 bits of the hash (bucket choice and
+ *             a cheap filter before fold_equal()), chain link, name
+ *             offset and length (length 0 = free slot)
+ *   pool      the names' bytes, unterminated
+ * so an entry costs 16 bytes + 4-8 bytes of bucket + its name.
+ *
+ * The indexes of all directories share the -o index_mem budget; beyond it
+ * whole indexes are dropped, least recently used first (a dropped index
+ * is rebuilt by the next miss).
+ *
+ * Locking: an index belongs to its directory's ilock.  The LRU has its
+ * own lock, taken after ilock; eviction only trylocks other directories.
+ */
+#define _GNU_SOURCE
+#define _FILE_OFFSET_BITS 64
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "foldfs.h"
+
+struct ient {
+	uint32_t h32;
+	uint32_t next; /* slot+1, 0 ends the chain (or the free list) */
+	uint32_t off;
+	uint16_t len; /* 0: free */
+	uint16_t pad;
+};
+
+struct dirindex {
+	uint32_t *bucket;
+	uint32_t nbucket; /* power of two */
+	struct ient *ent;
+	uint32_t nent;	  /* slots in use or freed */
+	uint32_t cap;	  /* slots allocated */
+	uint32_t live;
+	uint32_t freelist;
+	char *pool;
+	size_t pool_len, pool_cap, pool_dead;
+	unsigned gen; /* idx_generation when built */
+};
+
+/* Raised when events were lost: every index built before is stale. */
+static atomic_uint idx_generation;
+
+static pthread_mutex_t lru_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct node *lru_head, *lru_tail;
+static atomic_long total_bytes;
+
+static uint64_t hash_of(const char *name, size_t len)
+{
+	return fold_hash(&F.ctx, &F.seed, name, len);
+}
+
+size_t idx_bytes(const struct dirindex *x)
+{
+	return sizeof *x + (size_t)x->nbucket * sizeof(uint32_t) +
+	       (size_t)x->cap * sizeof(struct ient) + x->pool_cap;
+}
+
+size_t idx_entries(const struct dirindex *x)
+{
+	return x->live;
+}
+
+void idx_free(struct dirindex *x)
+{
+	if (!x)
+		return;
+	free(x->bucket);
+	free(x->ent);
+	free(x->pool);
+	free(x);
+}
+
+static int rehash(struct dirindex *x, uint32_t nb)
+{
+	uint32_t *b = calloc(nb, sizeof *b);
+
+	if (!b)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < x->nent; i++) {
+		struct ient *e = &x->ent[i];
+		if (!e->len)
+			continue;
+		uint32_t s = e->h32 & (nb - 1);
+		e->next = b[s];
+		b[s] = i + 1;
+	}
+	free(x->bucket);
+	x->bucket = b;
+	x->nbucket = nb;
+	/* Free slots were chained through next: rebuild that list. */
+	x->freelist = 0;
+	for (uint32_t i = x->nent; i-- > 0;) {
+		if (!x->ent[i].len) {
+			x->ent[i].next = x->freelist;
+			x->freelist = i + 1;
+		}
+	}
+	return 0;
+}
+
+/* Compact the name pool when more than half of it is dead. */
+static void compact(struct dirindex *x)
+{
+	size_t need = x->pool_len - x->pool_dead, at = 0;
+	char *p = malloc(need ? need : 1);
+
+	if (!p)
+		return;
+	for (uint32_t i = 0; i < x->nent; i++) {
+		struct ient *e = &x->ent[i];
+		if (!e->len)
+			continue;
+		memcpy(p + at, x->pool + e->off, e->len);
+		e->off = (uint32_t)at;
+		at += e->len;
+	}
+	free(x->pool);
+	x->pool = p;
+	x->pool_len = x->pool_cap = at;
+	x->pool_dead = 0;
+}
+
+static int find_exact(const struct dirindex *x, const char *name, size_t len,
+		      uint64_t h, uint32_t **link)
+{
+	uint32_t *pp = &x->bucket[(uint32_t)h & (x->nbucket - 1)];
+
+	while (*pp) {
+		const struct ient *e = &x->ent[*pp - 1];
+		if (e->h32 == (uint32_t)h && e->len == len &&
+		    !memcmp(x->pool + e->off, name, len)) {
+			if (link)
+				*link = pp;
+			return (int)(*pp - 1);
+		}
+		pp = &x->ent[*pp - 1].next;
+	}
+	return -1;
+}
+
+static int add(struct dirindex *x, const char *name, size_t len)
+{
+	uint64_t h = hash_of(name, len);
+	uint32_t slot, s;
+
+	if (len == 0 || len >= NAME_BUF)
+		return 0;
+	if (find_exact(x, name, len, h, NULL) >= 0)
+		return 0;
+	if (x->live + 1 > x->nbucket && rehash(x, x->nbucket * 2) < 0)
+		return -ENOMEM;
+	if (x->pool_len + len > x->pool_cap) {
+		size_t nc = x->pool_cap ? x->pool_cap * 2 : 1024;
+		while (nc < x->pool_len + len)
+			nc *= 2;
+		char *p = realloc(x->pool, nc);
+		if (!p)
+			return -ENOMEM;
+		x->pool = p;
+		x->pool_cap = nc;
+	}
+	if (x->freelist) {
+		slot = x->freelist - 1;
+		x->freelist = x->ent[slot].next;
+	} else {
+		if (x->nent == x->cap) {
+			uint32_t nc = x->cap ? x->cap * 2 : 64;
+			struct ient *e = realloc(x->ent, nc * sizeof *e);
+			if (!e)
+				return -ENOMEM;
+			x->ent = e;
+			x->cap = nc;
+		}
+		slot = x->nent++;
+	}
+	memcpy(x->pool + x->pool_len, name, len);
+	x->ent[slot].off = (uint32_t)x->pool_len;
+	x->ent[slot].len = (uint16_t)len;
+	x->ent[slot].h32 = (uint32_t)h;
+	x->pool_len += len;
+	s = (uint32_t)h & (x->nbucket - 1);
+	x->ent[slot].next = x->bucket[s];
+	x->bucket[s] = slot + 1;
+	x->live++;
+	return 0;
+}
+
+static struct dirindex *idx_new(void)
+{
+	struct dirindex *x = calloc(1, sizeof *x);
+
+	if (!x)
+		return NULL;
+	x->nbucket = 64;
+	x->bucket = calloc(x->nbucket, sizeof *x->bucket);
+	if (!x->bucket) {
+		free(x);
+		return NULL;
+	}
+	return x;
+}
+
+void idx_add(struct dirindex *x, const char *name)
+{
+	add(x, name, strlen(name));
+}
+
+void idx_del(struct dirindex *x, const char *name)
+{
+	size_t len = strlen(name);
+	uint64_t h = hash_of(name, len);
+	uint32_t *link;
+	int slot = find_exact(x, name, len, h, &link);
+
+	if (slot < 0)
+		return;
+	*link = x->ent[slot].next;
+	x->pool_dead += x->ent[slot].len;
+	x->ent[slot].len = 0;
+	x->ent[slot].next = x->freelist;
+	x->freelist = (uint32_t)slot + 1;
+	x->live--;
+	if (x->pool_dead > 4096 && x->pool_dead * 2 > x->pool_len)
+		compact(x);
+}
+
+int idx_has(struct dirindex *x, const char *name)
+{
+	size_t len = strlen(name);
+
+	return find_exact(x, name, len, hash_of(name, len), NULL) >= 0;
+}
+
+/* Bytewise order of stored names: memcmp of the common part, then the
+ * shorter first.  This is what "the bytewise smallest wins" means. */
+static int bytecmp(const char *a, size_t an, const char *b, size_t bn)
+{
+	int c = memcmp(a, b, an < bn ? an : bn);
+
+	if (c)
+		return c;
+	return an < bn ? -1 : an > bn;
+}
+
+int idx_winner(struct dirindex *x, const char *name, char *out)
+{
+	size_t len = strlen(name);
+	uint64_t h = hash_of(name, len);
+	uint32_t i = x->bucket[(uint32_t)h & (x->nbucket - 1)];
+	const struct ient *best = NULL;
+
+	for (; i; i = x->ent[i - 1].next) {
+		const struct ient *e = &x->ent[i - 1];
+		const char *s = x->pool + e->off;
+		if (e->h32 != (uint32_t)h)
+			continue;
+		if (!fold_equal(&F.ctx, name, len, s, e->len))
+			continue;
+		if (!best || bytecmp(s, e->len, x->pool + best->off,
+				     best->len) < 0)
+			best = e;
+	}
+	if (!best)
+		return -ENOENT;
+	memcpy(out, x->pool + best->off, best->len);
+	out[best->len] = '\0';
+	return 0;
+}
+
+/* ---- building ------------------------------------------------------ */
+
+struct linux_dirent64 {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+static void lru_evict(struct node *keep);
+
+/* Read the directory into a new index (ilock held). */
+static int scan(struct node *d, struct dirindex **out)
+{
+	struct dirstate *ds = d->dir;
+	struct dirindex *x;
+	char buf[32768];
+	int fd, err = 0;
+	struct stat st;
+
+	fd = openat(d->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	x = idx_new();
+	if (!x) {
+		close(fd);
+		return -ENOMEM;
+	}
+	/* Watch first, stamp first: a change racing with the scan is then
+	 * reported afterwards rather than lost. */
+	if (!ds->poll && ds->wd < 0)
+		watch_dir(d);
+	if (fstat(fd, &st) == 0) {
+		ds->mtime = st.st_mtim;
+		ds->ctime = st.st_ctim;
+	}
+	for (;;) {
+		long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
+		if (n < 0) {
+			err = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		for (long off = 0; off < n;) {
+			struct linux_dirent64 *de = (void *)(buf + off);
+			const char *nm = de->d_name;
+			off += de->d_reclen;
+			if (nm[0] == '.' && (!nm[1] || (nm[1] == '.' && !nm[2])))
+				continue;
+			if (name_hidden(d, nm))
+				continue;
+			if (add(x, nm, strlen(nm)) < 0) {
+				err = -ENOMEM;
+				break;
+			}
+		}
+		if (err)
+			break;
+	}
+	close(fd);
+	if (err) {
+		idx_free(x);
+		return err;
+	}
+	/* Trim the growth slack: a big directory's index is mostly read. */
+	if (x->nent && x->nent < x->cap) {
+		struct ient *e = realloc(x->ent, x->nent * sizeof *e);
+		if (e) {
+			x->ent = e;
+			x->cap = x->nent;
+		}
+	}
+	if (x->pool_len && x->pool_len < x->pool_cap) {
+		char *p = realloc(x->pool, x->pool_len);
+		if (p) {
+			x->pool = p;
+			x->pool_cap = x->pool_len;
+		}
+	}
+	x->gen = atomic_load(&idx_generation);
+	*out = x;
+	return 0;
+}
+
+/*
+ * An index holds its directory node: the kernel forgets directory inodes
+ * as soon as no dentry uses them (every epoch bump can cause that), and
+ * the index, its inotify watch and the node id the ledger knows should
+ * survive that.  The hold ends when the index is dropped (budget, the
+ * directory's removal, chattr), see idx_drop_locked().
+ */
+int idx_ensure(struct node *d)
+{
+	struct dirstate *ds = d->dir;
+	struct dirindex *x;
+	int r;
+
+	if (ds->idx && ds->idx->gen == atomic_load(&idx_generation))
+		return 0;
+	r = scan(d, &x);
+	if (r)
+		return r;
+	if (ds->idx) {
+		/* stale: replace in place, the hold stays */
+		idx_account(-(long)idx_bytes(ds->idx));
+		idx_free(ds->idx);
+	} else {
+		node_hold(d);
+	}
+	ds->idx = x;
+	idx_account((long)idx_bytes(x));
+	dlog("index of node %p: %zu entries, %zu bytes (%.1f per entry), "
+	     "all indexes %zu bytes", (void *)d, idx_entries(x), idx_bytes(x),
+	     x->live ? (double)idx_bytes(x) / x->live : 0.0,
+	     idx_total_bytes());
+	idx_touch(d);
+	lru_evict(d);
+	return 0;
+}
+
+void idx_mark_stale(struct node *d)
+{
+	if (d->dir->idx)
+		d->dir->idx->gen = atomic_load(&idx_generation) - 1;
+}
+
+int idx_drop_locked(struct node *d)
+{
+	struct dirstate *ds = d->dir;
+
+	if (!ds->idx)
+		return 0;
+	idx_account(-(long)idx_bytes(ds->idx));
+	idx_free(ds->idx);
+	ds->idx = NULL;
+	return 1;
+}
+
+void idx_drop_all(void)
+{
+	atomic_fetch_add(&idx_generation, 1);
+}
+
+/* ---- LRU and budget ----------------------------------------------- */
+
+void idx_account(long delta)
+{
+	atomic_fetch_add(&total_bytes, delta);
+}
+
+size_t idx_total_bytes(void)
+{
+	long v = atomic_load(&total_bytes);
+	return v < 0 ? 0 : (size_t)v;
+}
+
+static void lru_unlink_locked(struct node *d)
+{
+	struct dirstate *ds = d->dir;
+
+	if (!ds->lru_prev && lru_head != d)
+		return; /* not on the list */
+	if (ds->lru_prev)
+		ds->lru_prev->dir->lru_next = ds->lru_next;
+	else
+		lru_head = ds->lru_next;
+	if (ds->lru_next)
+		ds->lru_next->dir->lru_prev = ds->lru_prev;
+	else
+		lru_tail = ds->lru_prev;
+	ds->lru_prev = ds->lru_next = NULL;
+}
+
+void idx_touch(struct node *d)
+{
+	pthread_mutex_lock(&lru_lock);
+	if (lru_head != d) {
+		lru_unlink_locked(d);
+		d->dir->lru_next = lru_head;
+		if (lru_head)
+			lru_head->dir->lru_prev = d;
+		lru_head = d;
+		if (!lru_tail)
+			lru_tail = d;
+	}
+	pthread_mutex_unlock(&lru_lock);
+}
+
+void idx_unlink_lru(struct node *d)
+{
+	pthread_mutex_lock(&lru_lock);
+	lru_unlink_locked(d);
+	pthread_mutex_unlock(&lru_lock);
+}
+
+/* Drop least recently used indexes until the total fits the budget.
+ * `keep` (whose ilock the caller holds) is never dropped: one directory
+ * larger than the whole budget still gets its index. */
+static void lru_evict(struct node *keep)
+{
+	struct node *v, *prev, *victims[64];
+	size_t nv = 0;
+
+	if (idx_total_bytes() <= F.index_mem)
+		return;
+	pthread_mutex_lock(&lru_lock);
+	for (v = lru_tail; v && idx_total_bytes() > F.index_mem && nv < 64;
+	     v = prev) {
+		struct dirstate *ds = v->dir;
+		prev = ds->lru_prev;
+		if (v == keep)
+			continue;
+		if (pthread_mutex_trylock(&ds->ilock) != 0)
+			continue;
+		if (idx_drop_locked(v))
+			victims[nv++] = v;
+		/* No index, nothing to keep fresh. */
+		watch_unwatch(v);
+		lru_unlink_locked(v);
+		pthread_mutex_unlock(&ds->ilock);
+		dlog("index of node %p evicted (budget %zu)", (void *)v,
+		     F.index_mem);
+	}
+	pthread_mutex_unlock(&lru_lock);
+	/* The indexes' holds, released outside every lock (a put may free
+	 * the node, which takes these locks). */
+	for (size_t i = 0; i < nv; i++)
+		node_put(victims[i]);
+}
+
+/* ---- maintenance from the namespace operations --------------------- */
+
+void dir_index_change(struct node *d, const char *del1, const char *del2,
+		      const char *add1, const struct dir_stamp *pre)
+{
+	struct dirstate *ds = d->dir;
+	struct dirindex *x;
+	size_t before;
+
+	if (!ds)
+		return;
+	pthread_mutex_lock(&ds->ilock);
+	x = ds->idx;
+	if (x) {
+		before = idx_bytes(x);
+		if (del1)
+			idx_del(x, del1);
+		if (del2)
+			idx_del(x, del2);
+		if (add1 && !name_hidden(d, add1))
+			add(x, add1, strlen(add1));
+		idx_account((long)idx_bytes(x) - (long)before);
+		if (ds->poll)
+			watch_stamps_after(d, pre);
+	}
+	pthread_mutex_unlock(&ds->ilock);
+}
+
+void dir_index_recheck(struct node *d, const char *name)
+{
+	struct dirstate *ds = d->dir;
+	struct dirindex *x;
+	struct stat st;
+
+	pthread_mutex_lock(&ds->ilock);
+	x = ds->idx;
+	if (x && !name_hidden(d, name)) {
+		size_t before = idx_bytes(x);
+		int exists = fstatat(d->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+		int has = idx_has(x, name);
+		if (exists && !has)
+			add(x, name, strlen(name));
+		else if (!exists && has)
+			idx_del(x, name);
+		idx_account((long)idx_bytes(x) - (long)before);
+	}
+	pthread_mutex_unlock(&ds->ilock);
+}
+
+void dir_index_drop(struct node *d)
+{
+	struct dirstate *ds = d->dir;
+	int put;
+
+	if (!ds)
+		return;
+
+	pthread_mutex_lock(&ds->ilock);
+	put = idx_drop_locked(d);
+	pthread_mutex_unlock(&ds->ilock);
+	idx_unlink_lru(d);
+	if (put)
+		node_put(d);
+}

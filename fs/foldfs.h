@@ -1,0 +1,343 @@
+/*
+ * foldfs.h - internal interfaces of the foldfs daemon (fs/).
+ *
+ * The daemon is a libfuse3 low-level passthrough of SOURCE in which
+ * "folding" directories look names up case- and normalization-
+ * insensitively.  The modules:
+ *
+ *   main.c       command line, encoding record, mount, session loop
+ *   inode.c      node table: one node per backing (st_dev, st_ino)
+ *   creds.c      per-thread caller credentials for creating calls
+ *   resolve.c    which stored name a spelling denotes in a directory
+ *   dirindex.c   per-directory fold index (hash of fold keys)
+ *   coherence.c  kernel dentry-cache coherence: spelling ledger,
+ *                epoch bumps, asynchronous invalidation
+ *   watch.c      changes made directly in SOURCE (inotify / stamps)
+ *   ops_entry.c  lookup, forget, attributes, namespace changes
+ *   ops_file.c   open files: I/O, sync, locks, allocation
+ *   ops_dir.c    directory handles and readdir(plus)
+ *   ops_xattr.c  extended attributes (hiding user.foldfs.*)
+ *   ioctl.c      chattr/lsattr: FS_IOC_{GET,SET}FLAGS, FS_IOC_FS{GET,SET}XATTR
+ */
+#ifndef FOLDFS_H
+#define FOLDFS_H
+
+#define FUSE_USE_VERSION 34
+#include <fuse_lowlevel.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "fold.h"
+#include "record.h"
+
+#ifndef FOLDFS_VERSION
+#define FOLDFS_VERSION "0.1.0"
+#endif
+
+enum cache_mode { CACHE_AUTO, CACHE_EPOCH, CACHE_NONE };
+enum watch_mode { WATCH_AUTO, WATCH_INOTIFY, WATCH_POLL };
+
+/* Daemon-wide state.  Options are fixed before the session starts. */
+struct foldfs {
+	const char *source;	/* as given, for messages */
+	const char *mountpoint;
+	int foreground, debug, single;
+	int casefold_all;	/* -o casefold: every directory folds */
+	int nofold;		/* -o nofold: plain passthrough */
+	int readonly;		/* -o ro */
+	enum cache_mode cache;	/* what was asked */
+	enum watch_mode watch;
+	double timeout;		/* -o timeout=SECS */
+	size_t index_mem;	/* -o index_mem=MiB, in bytes */
+
+	struct foldfs_record rec; /* the record in force */
+	struct fold_ctx ctx;	/* comparison context from the record */
+	struct fold_seed seed;	/* random per mount: fold_hash key */
+	int root_fd;		/* O_PATH of SOURCE */
+	dev_t root_dev;
+	int switch_creds;	/* daemon is root: create as the caller */
+	struct fuse_session *se;
+
+	/* 1 once the kernel accepted FUSE_NOTIFY_INC_EPOCH (and cache!=none):
+	 * bumps are available. */
+	atomic_int epoch;
+	/* cache=epoch in force: folding directories cache lookups. */
+	int fold_cache;
+};
+extern struct foldfs F;
+
+/* ---- inode.c ----------------------------------------------------------- */
+
+struct dirindex;
+
+/* Per-directory state, allocated with every directory node. */
+struct dirstate {
+	/* Namespace lock of a folding directory: lookups hold it shared,
+	 * operations that change names hold it exclusively, so an answer
+	 * and the ledger note describing it are atomic with respect to
+	 * every change made through the mount (see coherence.c). */
+	pthread_rwlock_t ns;
+	atomic_int fold;	/* -1 not yet known, 0 plain, 1 folding */
+
+	/* Index state, under ilock (see dirindex.c / watch.c). */
+	pthread_mutex_t ilock;
+	struct dirindex *idx;	/* NULL until the first folding miss */
+	int wd;			/* inotify watch, -1 if none */
+	int poll;		/* freshness by stamps, not inotify */
+	struct timespec mtime, ctime; /* stamps when idx was last known good */
+	struct node *lru_prev, *lru_next; /* LRU of built indexes */
+};
+
+struct node {
+	struct node *hnext;	/* (dev, ino) hash chain */
+	dev_t dev;
+	ino_t ino;
+	int fd;			/* O_PATH descriptor of the backing object */
+	mode_t type;		/* S_IFMT bits */
+	uint64_t nlookup;	/* the kernel's lookup count */
+	unsigned refs;		/* daemon-internal holds */
+	int hashed;		/* still reachable by (dev, ino) */
+	int wd;			/* inotify wd registered in the wd map, or -1 */
+	struct dirstate *dir;	/* directories only */
+};
+
+int node_init(int root_fd, const struct stat *st);
+struct node *node_root(void);
+static inline fuse_ino_t node_id(const struct node *n)
+{
+	return n == node_root() ? FUSE_ROOT_ID : (fuse_ino_t)(uintptr_t)n;
+}
+static inline struct node *node_of(fuse_ino_t ino)
+{
+	return ino == FUSE_ROOT_ID ? node_root() : (struct node *)(uintptr_t)ino;
+}
+/* Take an O_PATH fd (consumed) whose fstat is *st; return its node with
+ * the lookup count raised by one (for a reply), or NULL (ENOMEM). */
+struct node *node_get(int fd, const struct stat *st);
+/* The node for (dev, ino) if one exists and is current, held (node_put),
+ * without touching its lookup count; NULL otherwise. */
+struct node *node_find(const struct stat *st);
+void node_forget(struct node *n, uint64_t nlookup);
+/* Does the node with this id still exist (the kernel may hold it)? */
+int node_alive(uint64_t id);
+void node_hold(struct node *n);
+void node_put(struct node *n);
+/* inotify wd map (watch.c), under the table lock so a wd never names a
+ * freed node. */
+void node_set_wd(struct node *n, int wd);
+struct node *node_hold_wd(int wd);
+size_t node_count(void);
+/* Does this directory fold?  Reads the xattr on first use. */
+int dir_folds(struct node *d);
+void dir_set_fold(struct node *d, int on);
+/* "/proc/self/fd/N" for n->fd */
+void node_procname(const struct node *n, char buf[64]);
+
+/* ---- creds.c ------------------------------------------------------------ */
+
+struct creds {
+	int switched;
+};
+int creds_init(void);
+/* Become the caller (fsuid, fsgid, supplementary groups) for this
+ * thread; no-op when not root or the caller is root. */
+int creds_enter(fuse_req_t req, struct creds *c);
+void creds_leave(struct creds *c);
+
+/* ---- resolve.c ---------------------------------------------------------- */
+
+/* Upper bound of a stored name we handle (NAME_MAX + NUL). */
+#define NAME_BUF 256
+
+int name_hidden(struct node *d, const char *name);
+/* The stored entry a spelling denotes in directory d: exact bytes first,
+ * then (folding directories) the index winner.  On success returns an
+ * O_PATH fd of it, its stat in *st and its stored name in stored[]
+ * (NAME_BUF).  Returns -errno (-ENOENT when nothing matches). */
+int resolve(struct node *d, const char *name, char *stored, struct stat *st);
+/* Like resolve() but only says whether something equivalent exists
+ * and what it is called (no fd).  Returns 0, -ENOENT, -errno. */
+int resolve_name(struct node *d, const char *name, char *stored,
+		 struct stat *st);
+/* Is name ill-formed under the record (strict creation check)? */
+int name_illformed(const char *name);
+
+/* ---- dirindex.c --------------------------------------------------------- */
+
+void idx_free(struct dirindex *x);
+/* Drop d's index (ilock held); 1 if the caller must node_put(d) (the
+ * index's hold on its directory) after releasing ilock. */
+int idx_drop_locked(struct node *d);
+/* Force a rescan at the next use (ilock held). */
+void idx_mark_stale(struct node *d);
+/* Winner among the names equivalent to name (bytewise smallest); copies
+ * it into out[NAME_BUF].  Returns 0 or -ENOENT. */
+int idx_winner(struct dirindex *x, const char *name, char *out);
+void idx_add(struct dirindex *x, const char *name);
+void idx_del(struct dirindex *x, const char *name);
+int idx_has(struct dirindex *x, const char *name);
+size_t idx_bytes(const struct dirindex *x);
+size_t idx_entries(const struct dirindex *x);
+/* LRU of built indexes and the -o index_mem budget. */
+void idx_touch(struct node *d);
+void idx_unlink_lru(struct node *d);
+void idx_account(long delta);
+size_t idx_total_bytes(void);
+
+/* Build d's index if it has none or it went stale (ilock held). */
+int idx_ensure(struct node *d);
+/* Every index built so far is stale (inotify overflow). */
+void idx_drop_all(void);
+
+/* Directory stamps taken before one of our own changes (poll mode). */
+struct dir_stamp {
+	int valid;
+};
+void dir_stamp(struct node *d, struct dir_stamp *s);
+/* Apply our own change to d's index (if built): remove del1, del2, add
+ * add1 (each may be NULL).  pre: stamps from before the change. */
+void dir_index_change(struct node *d, const char *del1, const char *del2,
+		      const char *add1, const struct dir_stamp *pre);
+void dir_index_drop(struct node *d);
+/* Make d's index agree with SOURCE about `name` (under ilock). */
+void dir_index_recheck(struct node *d, const char *name);
+
+/* ---- watch.c ------------------------------------------------------------ */
+
+int watch_init(void);
+int watch_start(void);
+void watch_stop(void);
+/* Start watching d (index just built).  Called with ilock held. */
+void watch_dir(struct node *d);
+void watch_unwatch(struct node *d);
+/* Bring d's index up to date before it is trusted: inotify mode reads
+ * the pending events, poll mode compares the stamps.  Called with ilock
+ * NOT held. */
+void watch_sync(struct node *d);
+/* After our own change (ilock held, poll mode): refresh the stamps if
+ * the directory was unchanged right before it. */
+void watch_stamps_after(struct node *d, const struct dir_stamp *pre);
+
+/* ---- coherence.c -------------------------------------------------------- */
+
+int coh_init(void);
+void coh_stop(void);
+/* Probe FUSE_NOTIFY_INC_EPOCH; sets F.epoch. */
+void coh_probe(void);
+/* Entry timeout of a positive reply in directory d (for a directory or
+ * not) and of a cached negative one (is_dir 0). */
+double coh_entry_timeout(struct node *d, int is_dir);
+/* Negative replies in d: cache them (1) or answer ENOENT (0)? */
+int coh_cache_negative(struct node *d);
+/* The kernel was told that `name` in d is node `nodeid` (0: absent). */
+void coh_note(struct node *d, const char *name, uint64_t nodeid);
+/* After our change of the binding of `name` (the spelling the operation
+ * used) in d, now bound to nodeid (0: nothing): make every other spelling
+ * the kernel may hold consistent before the reply.  Caller holds d's
+ * namespace lock exclusively. */
+void coh_changed(struct node *d, const char *name, uint64_t nodeid);
+/* A change of `name` in d made outside the mount. */
+void coh_external(struct node *d, const char *name);
+/* Some unknown change in d made outside the mount. */
+void coh_external_dir(struct node *d);
+/* Forget every cached dentry of the connection now (epoch), or queue
+ * what can be queued (cache=none).  Returns 0 if the epoch moved. */
+int coh_bump(void);
+void coh_inval_async(fuse_ino_t parent, const char *name);
+void coh_stats(size_t *entries, uint64_t *bumps);
+
+/* ---- ops ---------------------------------------------------------------- */
+
+extern const struct fuse_lowlevel_ops foldfs_ops;
+
+void op_init(void *userdata, struct fuse_conn_info *conn);
+void op_destroy(void *userdata);
+void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name);
+void op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup);
+void op_forget_multi(fuse_req_t req, size_t count,
+		     struct fuse_forget_data *forgets);
+void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
+		struct fuse_file_info *fi);
+void op_readlink(fuse_req_t req, fuse_ino_t ino);
+void op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name,
+	      mode_t mode, dev_t rdev);
+void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
+	      mode_t mode);
+void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name);
+void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name);
+void op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
+		const char *name);
+void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
+	       fuse_ino_t newparent, const char *newname, unsigned int flags);
+void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
+	     const char *newname);
+void op_statfs(fuse_req_t req, fuse_ino_t ino);
+void op_access(fuse_req_t req, fuse_ino_t ino, int mask);
+void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
+	       mode_t mode, struct fuse_file_info *fi);
+
+void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		 struct fuse_file_info *fi);
+void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv,
+		  off_t off, struct fuse_file_info *fi);
+void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
+	      struct fuse_file_info *fi);
+void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
+		  off_t length, struct fuse_file_info *fi);
+void op_flock(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
+	      int op);
+void op_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
+	      struct fuse_file_info *fi);
+void op_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
+			struct fuse_file_info *fi_in, fuse_ino_t ino_out,
+			off_t off_out, struct fuse_file_info *fi_out,
+			size_t len, int flags);
+
+void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		struct fuse_file_info *fi);
+void op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		    struct fuse_file_info *fi);
+void op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+void op_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
+		 struct fuse_file_info *fi);
+
+void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
+		 const char *value, size_t size, int flags);
+void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
+		 size_t size);
+void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size);
+void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name);
+
+void op_ioctl(fuse_req_t req, fuse_ino_t ino, int cmd, void *arg,
+	      struct fuse_file_info *fi, unsigned flags, const void *in_buf,
+	      size_t in_bufsz, size_t out_bufsz);
+
+/* Shared by ops_entry.c / ops_dir.c: fill e for an O_PATH fd (consumed)
+ * with stat st found in d; raises the node's lookup count. */
+int entry_fill(struct node *d, int fd, const struct stat *st,
+	       struct fuse_entry_param *e);
+/* Does the directory have entries other than ., .. (and the record at
+ * the root)?  1 yes, 0 no, -errno. */
+int dir_nonempty(struct node *d);
+
+/* Monotonic clock in nanoseconds. */
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Debug log (only with -d). */
+void dlog(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif /* FOLDFS_H */

@@ -1,0 +1,505 @@
+/*
+ * inode.c - the node table: one node per backing object.
+ *
+ * Nodes are keyed by the backing (st_dev, st_ino), so every spelling of
+ * a name and every hard link lead to the same node id, hence to one
+ * kernel inode and one page cache.  A node's id is its address (the root
+ * is FUSE_ROOT_ID).  A node lives while the kernel holds lookups on it
+ * (nlookup, lowered by FORGET) or the daemon holds it (refs, e.g. the
+ * watcher working on it).
+ *
+ * Inode numbers are reused by the backing file system once a file is
+ * gone.  A node whose object has been deleted while the kernel still
+ * holds it (an open unlinked file, a dentry under another spelling) must
+ * not be handed out for a new object that got the same number, so a hit
+ * is checked with fstat: nlink 0 means the old object is dead, and the
+ * stale node is unhashed (it lives on until forgotten).
+ */
+#define _GNU_SOURCE
+#define _FILE_OFFSET_BITS 64
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "foldfs.h"
+
+static pthread_mutex_t tlock = PTHREAD_MUTEX_INITIALIZER;
+static struct node **tab;
+static size_t tab_size; /* power of two */
+static size_t tab_count;
+static struct node *root;
+
+/* wd -> node map for the watcher; a small open hash under tlock */
+struct wdent {
+	int wd;
+	struct node *n;
+};
+static struct wdent *wdmap;
+static size_t wd_size, wd_count;
+
+/* Every node in existence (hashed or not), by address: coherence.c asks
+ * whether a node id it once handed out still lives in the kernel. */
+static struct node **alive;
+static size_t alive_size, alive_count;
+
+static size_t aslot(const struct node *n, size_t size)
+{
+	uint64_t h = (uint64_t)(uintptr_t)n * 0x9e3779b97f4a7c15ull;
+	return (size_t)(h >> 20) & (size - 1);
+}
+
+static void alive_put_locked(struct node *n)
+{
+	size_t i = aslot(n, alive_size);
+
+	while (alive[i])
+		i = (i + 1) & (alive_size - 1);
+	alive[i] = n;
+	alive_count++;
+}
+
+static int alive_add_locked(struct node *n)
+{
+	if ((alive_count + 1) * 2 > alive_size) {
+		size_t osize = alive_size, nsize = alive_size ? alive_size * 2 : 1024;
+		struct node **old = alive, **na = calloc(nsize, sizeof *na);
+		if (!na)
+			return -1;
+		alive = na;
+		alive_size = nsize;
+		alive_count = 0;
+		for (size_t i = 0; i < osize; i++)
+			if (old[i])
+				alive_put_locked(old[i]);
+		free(old);
+	}
+	alive_put_locked(n);
+	return 0;
+}
+
+static void alive_del_locked(struct node *n)
+{
+	size_t i = aslot(n, alive_size);
+
+	while (alive[i] && alive[i] != n)
+		i = (i + 1) & (alive_size - 1);
+	if (!alive[i])
+		return;
+	alive[i] = NULL;
+	alive_count--;
+	for (i = (i + 1) & (alive_size - 1); alive[i];
+	     i = (i + 1) & (alive_size - 1)) {
+		struct node *m = alive[i];
+		alive[i] = NULL;
+		alive_count--;
+		alive_put_locked(m);
+	}
+}
+
+int node_alive(uint64_t id)
+{
+	struct node *n = node_of((fuse_ino_t)id);
+	size_t i;
+	int found = 0;
+
+	pthread_mutex_lock(&tlock);
+	if (alive_size) {
+		for (i = aslot(n, alive_size); alive[i];
+		     i = (i + 1) & (alive_size - 1)) {
+			if (alive[i] == n) {
+				found = 1;
+				break;
+			}
+		}
+	}
+	pthread_mutex_unlock(&tlock);
+	return found;
+}
+
+static size_t hslot(dev_t dev, ino_t ino, size_t size)
+{
+	uint64_t h = (uint64_t)ino * 0x9e3779b97f4a7c15ull ^ (uint64_t)dev;
+	h ^= h >> 29;
+	return (size_t)(h & (size - 1));
+}
+
+static int tab_grow(void)
+{
+	size_t nsize = tab_size ? tab_size * 2 : 1024;
+	struct node **nt = calloc(nsize, sizeof *nt);
+
+	if (!nt)
+		return -1;
+	for (size_t i = 0; i < tab_size; i++) {
+		struct node *n = tab[i], *next;
+		for (; n; n = next) {
+			size_t s = hslot(n->dev, n->ino, nsize);
+			next = n->hnext;
+			n->hnext = nt[s];
+			nt[s] = n;
+		}
+	}
+	free(tab);
+	tab = nt;
+	tab_size = nsize;
+	return 0;
+}
+
+static void tab_remove(struct node *n)
+{
+	struct node **pp = &tab[hslot(n->dev, n->ino, tab_size)];
+
+	for (; *pp; pp = &(*pp)->hnext) {
+		if (*pp == n) {
+			*pp = n->hnext;
+			tab_count--;
+			break;
+		}
+	}
+	n->hashed = 0;
+}
+
+static struct dirstate *dirstate_new(void)
+{
+	struct dirstate *ds = calloc(1, sizeof *ds);
+
+	if (!ds)
+		return NULL;
+	pthread_rwlock_init(&ds->ns, NULL);
+	pthread_mutex_init(&ds->ilock, NULL);
+	atomic_init(&ds->fold, -1);
+	ds->wd = -1;
+	return ds;
+}
+
+static struct node *node_new(int fd, const struct stat *st)
+{
+	struct node *n = calloc(1, sizeof *n);
+
+	if (!n)
+		return NULL;
+	n->dev = st->st_dev;
+	n->ino = st->st_ino;
+	n->fd = fd;
+	n->type = st->st_mode & S_IFMT;
+	n->wd = -1;
+	if (S_ISDIR(st->st_mode)) {
+		n->dir = dirstate_new();
+		if (!n->dir) {
+			free(n);
+			return NULL;
+		}
+	}
+	return n;
+}
+
+int node_init(int root_fd, const struct stat *st)
+{
+	if (tab_grow() < 0)
+		return -ENOMEM;
+	root = node_new(root_fd, st);
+	if (!root)
+		return -ENOMEM;
+	root->refs = 1; /* never freed */
+	root->nlookup = 1;
+	root->hashed = 1;
+	root->hnext = tab[hslot(root->dev, root->ino, tab_size)];
+	tab[hslot(root->dev, root->ino, tab_size)] = root;
+	tab_count = 1;
+	return alive_add_locked(root) ? -ENOMEM : 0;
+}
+
+struct node *node_root(void)
+{
+	return root;
+}
+
+/* With tlock held: find the current node of (dev, ino). */
+static struct node *lookup_locked(const struct stat *st)
+{
+	struct node *n = tab[hslot(st->st_dev, st->st_ino, tab_size)];
+
+	for (; n; n = n->hnext) {
+		if (n->dev != st->st_dev || n->ino != st->st_ino)
+			continue;
+		if (n != root) {
+			struct stat cur;
+			/* The old object may be gone and its number reused. */
+			if (fstat(n->fd, &cur) < 0 || cur.st_nlink == 0 ||
+			    (cur.st_mode & S_IFMT) != n->type) {
+				tab_remove(n);
+				return NULL;
+			}
+		}
+		return n;
+	}
+	return NULL;
+}
+
+struct node *node_get(int fd, const struct stat *st)
+{
+	struct node *n, *fresh;
+
+	pthread_mutex_lock(&tlock);
+	n = lookup_locked(st);
+	if (n) {
+		n->nlookup++;
+		pthread_mutex_unlock(&tlock);
+		close(fd);
+		return n;
+	}
+	pthread_mutex_unlock(&tlock);
+
+	/* Allocate outside the lock; another thread may win the race. */
+	fresh = node_new(fd, st);
+	if (!fresh) {
+		close(fd);
+		return NULL;
+	}
+	pthread_mutex_lock(&tlock);
+	n = lookup_locked(st);
+	if (n) {
+		n->nlookup++;
+		pthread_mutex_unlock(&tlock);
+		close(fd);
+		if (fresh->dir) {
+			pthread_rwlock_destroy(&fresh->dir->ns);
+			pthread_mutex_destroy(&fresh->dir->ilock);
+			free(fresh->dir);
+		}
+		free(fresh);
+		return n;
+	}
+	if ((tab_count + 1 > tab_size && tab_grow() < 0) ||
+	    alive_add_locked(fresh) < 0) {
+		pthread_mutex_unlock(&tlock);
+		close(fd);
+		free(fresh->dir);
+		free(fresh);
+		return NULL;
+	}
+	fresh->nlookup = 1;
+	fresh->hashed = 1;
+	{
+		size_t s = hslot(st->st_dev, st->st_ino, tab_size);
+		fresh->hnext = tab[s];
+		tab[s] = fresh;
+	}
+	tab_count++;
+	pthread_mutex_unlock(&tlock);
+	return fresh;
+}
+
+struct node *node_find(const struct stat *st)
+{
+	struct node *n;
+
+	pthread_mutex_lock(&tlock);
+	n = lookup_locked(st);
+	if (n)
+		n->refs++;
+	pthread_mutex_unlock(&tlock);
+	return n;
+}
+
+static void wd_remove_locked(struct node *n);
+
+/* Free a node that nobody references any more (tlock not held). */
+static void node_free(struct node *n)
+{
+	if (n->dir) {
+		struct dirstate *ds = n->dir;
+		/* An index holds its node, so there is none left here. */
+		idx_unlink_lru(n);
+		watch_unwatch(n);
+		pthread_rwlock_destroy(&ds->ns);
+		pthread_mutex_destroy(&ds->ilock);
+		free(ds);
+	}
+	close(n->fd);
+	free(n);
+}
+
+/* With tlock held: unhash and decide whether n can be freed. */
+static int release_locked(struct node *n)
+{
+	if (n->nlookup || n->refs)
+		return 0;
+	if (n->hashed)
+		tab_remove(n);
+	wd_remove_locked(n);
+	alive_del_locked(n);
+	return 1;
+}
+
+void node_forget(struct node *n, uint64_t nlookup)
+{
+	int dead;
+
+	pthread_mutex_lock(&tlock);
+	n->nlookup = nlookup > n->nlookup ? 0 : n->nlookup - nlookup;
+	dead = release_locked(n);
+	pthread_mutex_unlock(&tlock);
+	if (dead)
+		node_free(n);
+}
+
+void node_hold(struct node *n)
+{
+	pthread_mutex_lock(&tlock);
+	n->refs++;
+	pthread_mutex_unlock(&tlock);
+}
+
+void node_put(struct node *n)
+{
+	int dead;
+
+	pthread_mutex_lock(&tlock);
+	n->refs--;
+	dead = release_locked(n);
+	pthread_mutex_unlock(&tlock);
+	if (dead)
+		node_free(n);
+}
+
+size_t node_count(void)
+{
+	size_t c;
+
+	pthread_mutex_lock(&tlock);
+	c = tab_count;
+	pthread_mutex_unlock(&tlock);
+	return c;
+}
+
+/* ---- wd map --------------------------------------------------------- */
+
+static size_t wdslot(int wd, size_t size)
+{
+	return ((size_t)wd * 0x9e3779b1u) & (size - 1);
+}
+
+static void wd_put_locked(int wd, struct node *n)
+{
+	size_t i = wdslot(wd, wd_size);
+
+	while (wdmap[i].n && wdmap[i].wd != wd)
+		i = (i + 1) & (wd_size - 1);
+	if (!wdmap[i].n)
+		wd_count++;
+	wdmap[i].wd = wd;
+	wdmap[i].n = n;
+}
+
+static int wd_grow_locked(void)
+{
+	size_t osize = wd_size, nsize = wd_size ? wd_size * 2 : 64;
+	struct wdent *old = wdmap, *nm = calloc(nsize, sizeof *nm);
+
+	if (!nm)
+		return -1;
+	wdmap = nm;
+	wd_size = nsize;
+	wd_count = 0;
+	for (size_t i = 0; i < osize; i++)
+		if (old[i].n)
+			wd_put_locked(old[i].wd, old[i].n);
+	free(old);
+	return 0;
+}
+
+/* Linear-probing delete: re-insert the rest of the cluster. */
+static void wd_del_locked(int wd)
+{
+	size_t i;
+
+	if (!wd_size)
+		return;
+	i = wdslot(wd, wd_size);
+	while (wdmap[i].n && wdmap[i].wd != wd)
+		i = (i + 1) & (wd_size - 1);
+	if (!wdmap[i].n)
+		return;
+	wdmap[i].n = NULL;
+	wd_count--;
+	for (i = (i + 1) & (wd_size - 1); wdmap[i].n;
+	     i = (i + 1) & (wd_size - 1)) {
+		struct wdent e = wdmap[i];
+		wdmap[i].n = NULL;
+		wd_count--;
+		wd_put_locked(e.wd, e.n);
+	}
+}
+
+static void wd_remove_locked(struct node *n)
+{
+	if (n->wd >= 0) {
+		wd_del_locked(n->wd);
+		n->wd = -1;
+	}
+}
+
+void node_set_wd(struct node *n, int wd)
+{
+	pthread_mutex_lock(&tlock);
+	if (n->wd >= 0)
+		wd_del_locked(n->wd);
+	n->wd = -1;
+	if (wd >= 0 && ((wd_count + 1) * 2 <= wd_size || wd_grow_locked() == 0)) {
+		wd_put_locked(wd, n);
+		n->wd = wd;
+	}
+	pthread_mutex_unlock(&tlock);
+}
+
+struct node *node_hold_wd(int wd)
+{
+	struct node *n = NULL;
+
+	pthread_mutex_lock(&tlock);
+	if (wd_size) {
+		size_t i = wdslot(wd, wd_size);
+		while (wdmap[i].n && wdmap[i].wd != wd)
+			i = (i + 1) & (wd_size - 1);
+		n = wdmap[i].n;
+		if (n)
+			n->refs++;
+	}
+	pthread_mutex_unlock(&tlock);
+	return n;
+}
+
+/* ---- per-directory folding state ----------------------------------- */
+
+int dir_folds(struct node *d)
+{
+	int f;
+
+	if (!d->dir || F.nofold)
+		return 0;
+	if (F.casefold_all)
+		return 1;
+	f = atomic_load(&d->dir->fold);
+	if (f < 0) {
+		int r = foldfs_dir_casefold_get(d->fd);
+		/* No user xattrs in SOURCE: nothing can carry the flag. */
+		f = r > 0;
+		atomic_store(&d->dir->fold, f);
+	}
+	return f;
+}
+
+void dir_set_fold(struct node *d, int on)
+{
+	if (d->dir)
+		atomic_store(&d->dir->fold, on ? 1 : 0);
+}
+
+void node_procname(const struct node *n, char buf[64])
+{
+	snprintf(buf, 64, "/proc/self/fd/%d", n->fd);
+}

@@ -1,0 +1,183 @@
+/*
+ * ioctl.c - chattr/lsattr through the view.
+ *
+ * `chattr +F DIR` reaches us as FS_IOC_SETFLAGS with FS_CASEFOLD_FL on a
+ * handle the kernel opened for the purpose (opendir for directories; the
+ * FUSE_IOCTL_DIR capability is asked for in init).  The kernel's fileattr
+ * layer passes the flags as an unsigned int, so the restricted ioctl
+ * carries 4 bytes although _IOC_SIZE(FS_IOC_GETFLAGS) says long; both
+ * sizes are accepted.
+ *
+ * Folding is ours: FS_CASEFOLD_FL is reported for every folding directory
+ * and toggled by setting/removing the user.foldfs.casefold xattr in
+ * SOURCE -- only on an empty directory (ENOTEMPTY), only on a directory
+ * (ENOTDIR), like ext4.  Every other flag, and FS_IOC_FS{GET,SET}XATTR,
+ * is SOURCE's own business and forwarded to its ioctl.
+ */
+#define _GNU_SOURCE
+#define _FILE_OFFSET_BITS 64
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "foldfs.h"
+
+int dirh_fd(struct fuse_file_info *fi);
+
+static int real_fd(struct node *n, struct fuse_file_info *fi)
+{
+	if (!fi)
+		return -1;
+	return n->type == S_IFDIR ? dirh_fd(fi) : (int)fi->fh;
+}
+
+/* SOURCE's flags without ours; 0 where SOURCE has no flags at all. */
+static int source_flags(int fd, unsigned *flags)
+{
+	int f = 0;
+
+	*flags = 0;
+	if (ioctl(fd, FS_IOC_GETFLAGS, &f) < 0) {
+		if (errno == ENOTTY || errno == EOPNOTSUPP || errno == EINVAL ||
+		    errno == ENOSYS)
+			return 0;
+		return -errno;
+	}
+	*flags = (unsigned)f & ~FOLDFS_CASEFOLD_FL;
+	return 0;
+}
+
+static void reply_flags(fuse_req_t req, unsigned flags, size_t out_bufsz)
+{
+	if (out_bufsz >= sizeof(long)) {
+		long l = (long)flags;
+		fuse_reply_ioctl(req, 0, &l, sizeof l);
+	} else {
+		int i = (int)flags;
+		fuse_reply_ioctl(req, 0, &i, sizeof i);
+	}
+}
+
+static int set_fold(struct node *n, int on)
+{
+	int r;
+
+	if (n->type != S_IFDIR)
+		return -ENOTDIR;
+	if (F.nofold)
+		return -EOPNOTSUPP;
+	if (F.casefold_all)
+		return on ? 0 : -EPERM; /* the mount folds everything */
+	pthread_rwlock_wrlock(&n->dir->ns);
+	r = dir_nonempty(n);
+	if (r > 0)
+		r = -ENOTEMPTY;
+	if (r == 0)
+		r = foldfs_dir_casefold_set(n->fd, on);
+	if (r == 0) {
+		dir_set_fold(n, on);
+		dir_index_drop(n);
+		/* Negative dentries cached under the old rule (e.g. "foo"
+		 * before +F) would lie about "FOO" now. */
+		coh_bump();
+	}
+	pthread_rwlock_unlock(&n->dir->ns);
+	return r;
+}
+
+void op_ioctl(fuse_req_t req, fuse_ino_t ino, int cmd, void *arg,
+	      struct fuse_file_info *fi, unsigned flags, const void *in_buf,
+	      size_t in_bufsz, size_t out_bufsz)
+{
+	struct node *n = node_of(ino);
+	int fd = real_fd(n, fi), r;
+	unsigned cur;
+
+	(void)arg;
+	if (flags & FUSE_IOCTL_COMPAT) {
+		fuse_reply_err(req, ENOSYS);
+		return;
+	}
+	switch ((unsigned)cmd) {
+	case FS_IOC_GETFLAGS:
+		if (fd < 0 || out_bufsz < sizeof(int)) {
+			fuse_reply_err(req, EINVAL);
+			return;
+		}
+		r = source_flags(fd, &cur);
+		if (r) {
+			fuse_reply_err(req, -r);
+			return;
+		}
+		if (dir_folds(n))
+			cur |= FOLDFS_CASEFOLD_FL;
+		reply_flags(req, cur, out_bufsz);
+		return;
+
+	case FS_IOC_SETFLAGS: {
+		unsigned want;
+		if (fd < 0 || in_bufsz < sizeof(int)) {
+			fuse_reply_err(req, EINVAL);
+			return;
+		}
+		if (in_bufsz >= sizeof(long)) {
+			long l;
+			memcpy(&l, in_buf, sizeof l);
+			want = (unsigned)l;
+		} else {
+			int i;
+			memcpy(&i, in_buf, sizeof i);
+			want = (unsigned)i;
+		}
+		r = source_flags(fd, &cur);
+		if (r == 0 && (want & ~FOLDFS_CASEFOLD_FL) != cur) {
+			int f = (int)(want & ~FOLDFS_CASEFOLD_FL);
+			if (ioctl(fd, FS_IOC_SETFLAGS, &f) < 0)
+				r = -errno;
+		}
+		if (r == 0 && !!(want & FOLDFS_CASEFOLD_FL) != dir_folds(n))
+			r = set_fold(n, !!(want & FOLDFS_CASEFOLD_FL));
+		if (r)
+			fuse_reply_err(req, -r);
+		else
+			fuse_reply_ioctl(req, 0, NULL, 0);
+		return;
+	}
+
+	case FS_IOC_FSGETXATTR: {
+		struct fsxattr fx;
+		if (fd < 0 || out_bufsz < sizeof fx) {
+			fuse_reply_err(req, EINVAL);
+			return;
+		}
+		memset(&fx, 0, sizeof fx);
+		if (ioctl(fd, FS_IOC_FSGETXATTR, &fx) < 0 && errno != ENOTTY &&
+		    errno != EOPNOTSUPP) {
+			fuse_reply_err(req, errno);
+			return;
+		}
+		fuse_reply_ioctl(req, 0, &fx, sizeof fx);
+		return;
+	}
+
+	case FS_IOC_FSSETXATTR: {
+		struct fsxattr fx;
+		if (fd < 0 || in_bufsz < sizeof fx) {
+			fuse_reply_err(req, EINVAL);
+			return;
+		}
+		memcpy(&fx, in_buf, sizeof fx);
+		if (ioctl(fd, FS_IOC_FSSETXATTR, &fx) < 0)
+			fuse_reply_err(req, errno);
+		else
+			fuse_reply_ioctl(req, 0, NULL, 0);
+		return;
+	}
+
+	default:
+		fuse_reply_err(req, ENOTTY);
+	}
+}

@@ -1,0 +1,690 @@
+/*
+ * main.c - the foldfs command line: options, the encoding record, the
+ * mount and the session loop.
+ *
+ * Everything that can fail for a reason the user should hear about is
+ * checked before the daemon detaches: bad options, a missing SOURCE or
+ * mount point, a record that disagrees with the options, a refused
+ * mount.  After fuse_daemonize() there is nobody left to tell.
+ */
+#define _GNU_SOURCE
+#define _FILE_OFFSET_BITS 64
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "foldfs.h"
+
+struct foldfs F;
+
+static const char usage_text[] =
+"Usage: foldfs SOURCE MOUNTPOINT [-f] [-d] [-s] [-o OPT[,OPT...]]\n"
+"       foldfs --info SOURCE\n"
+"       foldfs --help | --version\n";
+
+static const char help_text[] =
+"\n"
+"foldfs shows the directory tree SOURCE at MOUNTPOINT with case-insensitive,\n"
+"normalization-insensitive and case-preserving name lookups (FUSE).\n"
+"\n"
+"In a folding directory a name finds the stored entry with exactly its bytes,\n"
+"else the bytewise smallest stored name equivalent to it under Unicode full\n"
+"case folding and canonical decomposition (encoding record of SOURCE).  Names\n"
+"are stored and listed exactly as created.  Creating a name equivalent to an\n"
+"existing one fails with EEXIST (open with O_CREAT but without O_EXCL opens\n"
+"the existing file).  Directories fold under -o casefold, or when they carry\n"
+"the casefold attribute (chattr +F DIR through the mount; only on empty\n"
+"directories; inherited by new subdirectories; lsattr shows F).\n"
+"\n"
+"Options:\n"
+"  -f                 stay in the foreground\n"
+"  -d                 debug output (implies -f)\n"
+"  -s                 single-threaded\n"
+"  -h, --help         this text\n"
+"  -V, --version      print the version\n"
+"  --info SOURCE      print the encoding record of SOURCE and exit\n"
+"                     (exit status 1 if it has none)\n"
+"\n"
+"  -o casefold        every directory of the view folds\n"
+"  -o encoding=NAME   utf8-X.Y[.Z], utf8 (newest known) or ascii; default for a\n"
+"                     tree without a record: utf8-12.1\n"
+"  -o strict          creating an ill-formed UTF-8 name in a folding\n"
+"                     directory fails with EINVAL (else such names are allowed\n"
+"                     and match only byte for byte)\n"
+"  -o compat          compatibility (NFKD based) matching: ligatures, fullwidth\n"
+"                     and similar forms match their plain letters\n"
+"  -o ignorables      ignore Default_Ignorable_Code_Point when comparing\n"
+"  -o nofold          plain passthrough, no folding at all (the record is\n"
+"                     neither read nor written)\n"
+"  -o cache=MODE      kernel dentry caching in folding directories:\n"
+"                     auto   cache directories for `timeout` seconds, ask\n"
+"                            the daemon for every other name (default);\n"
+"                     none   cache nothing there (changes made directly in\n"
+"                            SOURCE show at once; slowest);\n"
+"                     epoch  cache every name for `timeout` seconds and drop\n"
+"                            all cached names at once (FUSE_NOTIFY_INC_EPOCH,\n"
+"                            Linux 6.16+) when a change makes another\n"
+"                            spelling stale.  Fastest with one spelling per\n"
+"                            name; after such a drop getcwd() inside the\n"
+"                            mount can fail briefly with ENOENT.  Falls back\n"
+"                            to none on older kernels.\n"
+"  -o timeout=SECS    entry/attribute cache timeout (default 1; 0 = none)\n"
+"  -o watch=MODE      how changes made directly in SOURCE are noticed:\n"
+"                     inotify, poll (compare directory mtime/ctime before use)\n"
+"                     or auto (inotify, falling back to poll; default)\n"
+"  -o index_mem=MiB   memory budget of the per-directory fold indexes\n"
+"                     (default 64); least recently used ones are dropped\n"
+"\n"
+"  FUSE and mount options are passed on: allow_other, default_permissions, ro,\n"
+"  rw, fsname=, subtype=, ...  Mount-only options (defaults, noauto, auto,\n"
+"  nofail, _netdev, user, users, x-*, comment=*) are ignored.  A root daemon\n"
+"  with allow_other adds default_permissions: the kernel checks permissions,\n"
+"  and objects are created with the caller's uid, gid and groups.\n"
+"\n"
+"Encoding record:\n"
+"  SOURCE/.foldfs records the encoding and the strict/compat/ignorables flags.\n"
+"  The first read-write mount creates it from the options.  Later mounts use\n"
+"  it; options that contradict it make the mount fail (exit status 1) -- change\n"
+"  the record with foldfs-check --set-encoding.  The record and the\n"
+"  user.foldfs.* extended attributes are invisible in the view.\n"
+"\n"
+"Coherence:\n"
+"  After a change through the mount returns, no spelling of the name gives a\n"
+"  stale answer.  Changes made directly in SOURCE show within `timeout`\n"
+"  seconds (at once for lookups the kernel has not cached).  A case-only\n"
+"  rename (foo -> FOO) succeeds without changing the stored spelling: the\n"
+"  kernel treats both names as the same file and never asks the daemon.\n"
+"\n"
+"fstab:   SOURCE  MOUNTPOINT  fuse.foldfs  casefold,allow_other  0 0\n"
+"Unmount: fusermount3 -u MOUNTPOINT   (or umount MOUNTPOINT)\n";
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2),
+						     noreturn));
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("foldfs: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+void dlog(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!F.debug)
+		return;
+	fputs("foldfs: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* ---- options ----------------------------------------------------------- */
+
+struct opts {
+	char *encoding;	      /* NULL: not given */
+	unsigned flags_asked; /* FOLD_* given with -o */
+	char *fuse_opts;      /* comma-joined options for libfuse */
+	size_t fuse_len;
+	int have_fsname, have_subtype, have_allow_other, have_defperm;
+};
+
+static void fuse_opt_append(struct opts *o, const char *opt)
+{
+	size_t l = strlen(opt);
+	char *p = realloc(o->fuse_opts, o->fuse_len + l + 2);
+
+	if (!p)
+		die("out of memory");
+	if (o->fuse_len)
+		p[o->fuse_len++] = ',';
+	memcpy(p + o->fuse_len, opt, l + 1);
+	o->fuse_len += l;
+	o->fuse_opts = p;
+}
+
+static int starts(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+static void one_option(struct opts *o, char *opt)
+{
+	char *val = strchr(opt, '=');
+
+	if (!*opt)
+		return;
+	if (!strcmp(opt, "casefold")) {
+		F.casefold_all = 1;
+	} else if (starts(opt, "encoding=")) {
+		struct fold_ctx c;
+		int r = fold_init(&c, val + 1, FOLD_CASEFOLD, 0);
+		if (r)
+			die("encoding=%s: %s (known: ascii, utf8, utf8-X.Y "
+			    "for the Unicode versions this build has; see "
+			    "foldfs-norm --list-encodings)", val + 1, fold_strerror(r));
+		o->encoding = strdup(val + 1);
+		if (!o->encoding)
+			die("out of memory");
+	} else if (!strcmp(opt, "strict")) {
+		o->flags_asked |= FOLD_STRICT;
+	} else if (!strcmp(opt, "compat")) {
+		o->flags_asked |= FOLD_COMPAT;
+	} else if (!strcmp(opt, "ignorables")) {
+		o->flags_asked |= FOLD_IGNORABLES;
+	} else if (!strcmp(opt, "nofold")) {
+		F.nofold = 1;
+	} else if (starts(opt, "cache=")) {
+		if (!strcmp(val + 1, "auto"))
+			F.cache = CACHE_AUTO;
+		else if (!strcmp(val + 1, "epoch"))
+			F.cache = CACHE_EPOCH;
+		else if (!strcmp(val + 1, "none"))
+			F.cache = CACHE_NONE;
+		else
+			die("cache=%s: expected auto, epoch or none", val + 1);
+	} else if (starts(opt, "watch=")) {
+		if (!strcmp(val + 1, "auto"))
+			F.watch = WATCH_AUTO;
+		else if (!strcmp(val + 1, "inotify"))
+			F.watch = WATCH_INOTIFY;
+		else if (!strcmp(val + 1, "poll"))
+			F.watch = WATCH_POLL;
+		else
+			die("watch=%s: expected auto, inotify or poll", val + 1);
+	} else if (starts(opt, "timeout=")) {
+		char *end;
+		errno = 0;
+		double t = strtod(val + 1, &end);
+		if (errno || end == val + 1 || *end || !(t >= 0) || t > 1e6)
+			die("timeout=%s: expected a number of seconds >= 0",
+			    val + 1);
+		F.timeout = t;
+	} else if (starts(opt, "index_mem=")) {
+		char *end;
+		errno = 0;
+		unsigned long long m = strtoull(val + 1, &end, 10);
+		if (errno || end == val + 1 || *end || m == 0 ||
+		    m > (SIZE_MAX >> 20))
+			die("index_mem=%s: expected a size in MiB >= 1",
+			    val + 1);
+		F.index_mem = (size_t)m << 20;
+	} else if (!strcmp(opt, "defaults") || !strcmp(opt, "noauto") ||
+		   !strcmp(opt, "auto") || !strcmp(opt, "nofail") ||
+		   !strcmp(opt, "_netdev") || !strcmp(opt, "user") ||
+		   !strcmp(opt, "users") || !strcmp(opt, "nouser") ||
+		   !strcmp(opt, "owner") || starts(opt, "x-") ||
+		   starts(opt, "comment=")) {
+		/* mount(8)/fstab only */
+	} else if (!strcmp(opt, "rw")) {
+		F.readonly = 0;
+	} else {
+		if (!strcmp(opt, "ro"))
+			F.readonly = 1;
+		if (starts(opt, "fsname="))
+			o->have_fsname = 1;
+		if (starts(opt, "subtype="))
+			o->have_subtype = 1;
+		if (!strcmp(opt, "allow_other"))
+			o->have_allow_other = 1;
+		if (!strcmp(opt, "default_permissions"))
+			o->have_defperm = 1;
+		fuse_opt_append(o, opt);
+	}
+}
+
+/* Split an -o list on unescaped commas ("\," stays a comma). */
+static void parse_o(struct opts *o, const char *list)
+{
+	char *copy = strdup(list), *p, *start;
+
+	if (!copy)
+		die("out of memory");
+	for (p = start = copy;; p++) {
+		if (*p == '\\' && p[1]) {
+			p++;
+			continue;
+		}
+		if (*p == ',' || !*p) {
+			int end = !*p;
+			*p = '\0';
+			one_option(o, start);
+			if (end)
+				break;
+			start = p + 1;
+		}
+	}
+	free(copy);
+}
+
+/* ---- the record ---------------------------------------------------------- */
+
+static void iso_now(char *buf, size_t cap)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static int do_info(const char *source)
+{
+	struct foldfs_record rec;
+	char err[256] = "";
+	int fd = open(source, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int r;
+
+	if (fd < 0) {
+		fprintf(stderr, "foldfs: %s: %s\n", source, strerror(errno));
+		return 1;
+	}
+	r = foldfs_record_read(fd, &rec, err, sizeof err);
+	close(fd);
+	if (r == -ENOENT) {
+		fprintf(stderr,
+			"foldfs: %s has no encoding record (%s/%s); the first "
+			"read-write mount creates it\n",
+			source, source, FOLDFS_RECORD_NAME);
+		return 1;
+	}
+	if (r < 0) {
+		fprintf(stderr, "foldfs: %s/%s: %s\n", source,
+			FOLDFS_RECORD_NAME, err[0] ? err : strerror(-r));
+		return 1;
+	}
+	foldfs_record_print(&rec, source, stdout);
+	return 0;
+}
+
+static const char *newest_unicode(void)
+{
+	const char *const *l;
+	size_t n = fold_unicode_versions(&l);
+
+	return n ? l[n - 1] : "?";
+}
+
+static void settle_record(const struct opts *o)
+{
+	struct foldfs_record rec;
+	char err[256] = "", asked[64], have[64];
+	struct fold_ctx c;
+	int r;
+
+	memset(&rec, 0, sizeof rec);
+	r = foldfs_record_read(F.root_fd, &rec, err, sizeof err);
+	if (r == -ENOENT) {
+		/* First mount: the record comes from the options. */
+		fold_init(&c, o->encoding ? o->encoding : "utf8-12.1",
+			  FOLD_CASEFOLD, 0);
+		rec.format = 1;
+		fold_encoding_name(&c, rec.encoding, sizeof rec.encoding);
+		rec.flags = o->flags_asked;
+		iso_now(rec.created, sizeof rec.created);
+		snprintf(rec.creator, sizeof rec.creator, "foldfs %s",
+			 FOLDFS_VERSION);
+		if (!F.readonly) {
+			r = foldfs_record_write(F.root_fd, &rec);
+			if (r < 0)
+				fprintf(stderr,
+					"foldfs: warning: cannot write the "
+					"encoding record %s/%s: %s; using the "
+					"options for this mount only\n",
+					F.source, FOLDFS_RECORD_NAME,
+					strerror(-r));
+		}
+	} else if (r < 0) {
+		die("%s/%s: %s\nfoldfs: the record cannot be used by this "
+		    "build; inspect it with foldfs --info and fix it with "
+		    "foldfs-check --set-encoding",
+		    F.source, FOLDFS_RECORD_NAME, err[0] ? err : strerror(-r));
+	} else {
+		/* Later mounts: options only confirm the record. */
+		int bad_enc = 0;
+		unsigned missing = o->flags_asked & ~rec.flags;
+		if (o->encoding) {
+			char canon[64];
+			fold_init(&c, o->encoding, FOLD_CASEFOLD, 0);
+			fold_encoding_name(&c, canon, sizeof canon);
+			bad_enc = strcmp(canon, rec.encoding) != 0;
+		}
+		if (bad_enc || missing) {
+			foldfs_flags_format(rec.flags, have, sizeof have);
+			foldfs_flags_format(missing, asked, sizeof asked);
+			fprintf(stderr,
+				"foldfs: %s is recorded with encoding=%s, "
+				"flags=%s (%s/%s)\n",
+				F.source, rec.encoding,
+				have[0] ? have : "(none)", F.source,
+				FOLDFS_RECORD_NAME);
+			if (bad_enc)
+				fprintf(stderr,
+					"foldfs: but the mount asks for "
+					"encoding=%s\n", o->encoding);
+			if (missing)
+				fprintf(stderr,
+					"foldfs: but the mount asks for %s, "
+					"which the record does not have\n",
+					asked);
+			fprintf(stderr,
+				"foldfs: mount without those options to use "
+				"the recorded ones, or change the record first "
+				"with: foldfs-check --set-encoding ENC "
+				"[--set-flags LIST] %s\n",
+				F.source);
+			exit(1);
+		}
+	}
+	r = foldfs_record_ctx(&rec, &F.ctx);
+	if (r)
+		die("%s/%s names encoding=%s: %s; this build knows Unicode up "
+		    "to %s.  Use a newer foldfs, or change the record with "
+		    "foldfs-check --set-encoding",
+		    F.source, FOLDFS_RECORD_NAME, rec.encoding, fold_strerror(r),
+		    newest_unicode());
+	F.rec = rec;
+}
+
+/* ---- startup ----------------------------------------------------------- */
+
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	/* One O_PATH descriptor per node the kernel holds. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+const struct fuse_lowlevel_ops foldfs_ops = {
+	.init = op_init,
+	.destroy = op_destroy,
+	.lookup = op_lookup,
+	.forget = op_forget,
+	.forget_multi = op_forget_multi,
+	.getattr = op_getattr,
+	.setattr = op_setattr,
+	.readlink = op_readlink,
+	.mknod = op_mknod,
+	.mkdir = op_mkdir,
+	.unlink = op_unlink,
+	.rmdir = op_rmdir,
+	.symlink = op_symlink,
+	.rename = op_rename,
+	.link = op_link,
+	.open = op_open,
+	.read = op_read,
+	.write_buf = op_write_buf,
+	.flush = op_flush,
+	.release = op_release,
+	.fsync = op_fsync,
+	.opendir = op_opendir,
+	.readdir = op_readdir,
+	.readdirplus = op_readdirplus,
+	.releasedir = op_releasedir,
+	.fsyncdir = op_fsyncdir,
+	.statfs = op_statfs,
+	.setxattr = op_setxattr,
+	.getxattr = op_getxattr,
+	.listxattr = op_listxattr,
+	.removexattr = op_removexattr,
+	.access = op_access,
+	.create = op_create,
+	.ioctl = op_ioctl,
+	.fallocate = op_fallocate,
+	.flock = op_flock,
+	.lseek = op_lseek,
+	.copy_file_range = op_copy_file_range,
+};
+
+void op_init(void *userdata, struct fuse_conn_info *conn)
+{
+	(void)userdata;
+	/* chattr/lsattr on directories arrive as ioctls on opendir
+	 * handles. */
+	if (conn->capable & FUSE_CAP_IOCTL_DIR)
+		conn->want |= FUSE_CAP_IOCTL_DIR;
+	if (conn->capable & FUSE_CAP_FLOCK_LOCKS)
+		conn->want |= FUSE_CAP_FLOCK_LOCKS;
+	if (conn->capable & FUSE_CAP_SPLICE_WRITE)
+		conn->want |= FUSE_CAP_SPLICE_WRITE | FUSE_CAP_SPLICE_MOVE;
+	if (conn->capable & FUSE_CAP_PARALLEL_DIROPS)
+		conn->want |= FUSE_CAP_PARALLEL_DIROPS;
+	if (conn->capable & FUSE_CAP_CACHE_SYMLINKS)
+		conn->want |= FUSE_CAP_CACHE_SYMLINKS;
+	/* SOURCE may change behind our back: no write-back caching.  And
+	 * a root daemon's writes would not clear set-id bits, so the kernel
+	 * must do it (by setattr) rather than leave it to us. */
+	conn->want &= ~(unsigned)(FUSE_CAP_WRITEBACK_CACHE |
+				  FUSE_CAP_HANDLE_KILLPRIV);
+	conn->time_gran = 1;
+}
+
+void op_destroy(void *userdata)
+{
+	(void)userdata;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	const char *pos[2] = { NULL, NULL };
+	int npos = 0, r;
+	struct stat st;
+
+	memset(&o, 0, sizeof o);
+	F.cache = CACHE_AUTO;
+	F.watch = WATCH_AUTO;
+	F.timeout = 1.0;
+	F.index_mem = (size_t)64 << 20;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(usage_text, stdout);
+			fputs(help_text, stdout);
+			return 0;
+		} else if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
+			const char *const *l;
+			size_t n = fold_unicode_versions(&l);
+			printf("foldfs %s (libfold API %d, Unicode %s..%s, "
+			       "FUSE %d.%d)\n",
+			       FOLDFS_VERSION, FOLD_API_VERSION,
+			       n ? l[0] : "?", n ? l[n - 1] : "?",
+			       FUSE_MAJOR_VERSION, FUSE_MINOR_VERSION);
+			return 0;
+		} else if (!strcmp(a, "--info")) {
+			if (i + 1 >= argc || i + 2 != argc) {
+				fputs(usage_text, stderr);
+				return 1;
+			}
+			return do_info(argv[i + 1]);
+		} else if (!strcmp(a, "-f")) {
+			F.foreground = 1;
+		} else if (!strcmp(a, "-d")) {
+			F.debug = F.foreground = 1;
+		} else if (!strcmp(a, "-s")) {
+			F.single = 1;
+		} else if (!strcmp(a, "-o")) {
+			if (++i >= argc)
+				die("-o needs an argument\n%s", usage_text);
+			parse_o(&o, argv[i]);
+		} else if (starts(a, "-o")) {
+			parse_o(&o, a + 2);
+		} else if (a[0] == '-' && a[1]) {
+			die("unknown option %s\n%s", a, usage_text);
+		} else {
+			if (npos == 2)
+				die("too many arguments (%s)\n%s", a,
+				    usage_text);
+			pos[npos++] = a;
+		}
+	}
+	if (npos != 2) {
+		fputs(usage_text, stderr);
+		fputs("(foldfs --help for all options)\n", stderr);
+		return 1;
+	}
+	F.source = pos[0];
+	F.mountpoint = pos[1];
+	if (F.nofold && (F.casefold_all || o.encoding || o.flags_asked))
+		die("nofold cannot be combined with casefold, encoding=, "
+		    "strict, compat or ignorables");
+
+	/* SOURCE and MOUNTPOINT */
+	F.root_fd = open(F.source, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (F.root_fd < 0)
+		die("SOURCE %s: %s", F.source,
+		    errno == ENOTDIR ? "not a directory" : strerror(errno));
+	if (fstat(F.root_fd, &st) < 0)
+		die("SOURCE %s: %s", F.source, strerror(errno));
+	F.root_dev = st.st_dev;
+	{
+		struct stat mst;
+		char *rs, *rm;
+		if (stat(F.mountpoint, &mst) < 0)
+			die("MOUNTPOINT %s: %s", F.mountpoint, strerror(errno));
+		if (!S_ISDIR(mst.st_mode))
+			die("MOUNTPOINT %s: not a directory", F.mountpoint);
+		rs = realpath(F.source, NULL);
+		rm = realpath(F.mountpoint, NULL);
+		if (rs && rm && strcmp(rs, rm) != 0 && starts(rm, rs) &&
+		    (rs[1] == '\0' || rm[strlen(rs)] == '/'))
+			die("MOUNTPOINT %s is inside SOURCE %s: the view would "
+			    "contain itself", F.mountpoint, F.source);
+		free(rm);
+		if (rs)
+			F.source = rs; /* absolute, for fsname and messages */
+	}
+
+	/* The record and the comparison context */
+	if (F.nofold) {
+		fold_init(&F.ctx, "utf8-12.1", FOLD_CASEFOLD, 0);
+	} else {
+		/* foldfs_record_* want a readable directory descriptor. */
+		int rfd = open(F.source, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		int keep = F.root_fd;
+		if (rfd < 0)
+			die("SOURCE %s: %s", F.source, strerror(errno));
+		F.root_fd = rfd;
+		settle_record(&o);
+		F.root_fd = keep;
+		close(rfd);
+	}
+	if (getrandom(&F.seed, sizeof F.seed, 0) != (ssize_t)sizeof F.seed) {
+		/* Only hash-flooding resistance depends on it. */
+		F.seed.k0 = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+		F.seed.k1 = (uint64_t)(uintptr_t)&F ^ now_ns();
+	}
+
+	r = creds_init();
+	if (r)
+		die("cannot read the daemon's groups: %s", strerror(-r));
+	umask(0); /* the kernel already applied the caller's umask */
+	raise_nofile();
+	r = node_init(F.root_fd, &st);
+	if (r)
+		die("out of memory");
+	r = watch_init();
+	if (r)
+		die("watch=inotify: %s", strerror(-r));
+
+	/* libfuse arguments */
+	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
+	if (fuse_opt_add_arg(&args, argv[0]) ||
+	    (F.debug && fuse_opt_add_arg(&args, "-d")))
+		die("out of memory");
+	if (!o.have_fsname) {
+		/* fsname goes through libfuse's option parser: escape it. */
+		size_t l = strlen(F.source);
+		char *v = malloc(2 * l + 8), *q = v;
+		if (!v)
+			die("out of memory");
+		q += sprintf(q, "fsname=");
+		for (const char *s = F.source; *s; s++) {
+			if (*s == ',' || *s == '\\')
+				*q++ = '\\';
+			*q++ = *s;
+		}
+		*q = '\0';
+		fuse_opt_append(&o, v);
+		free(v);
+	}
+	if (!o.have_subtype)
+		fuse_opt_append(&o, "subtype=foldfs");
+	if (o.have_allow_other && geteuid() == 0 && !o.have_defperm)
+		fuse_opt_append(&o, "default_permissions");
+	if (fuse_opt_add_arg(&args, "-o") ||
+	    fuse_opt_add_arg(&args, o.fuse_opts))
+		die("out of memory");
+
+	F.se = fuse_session_new(&args, &foldfs_ops, sizeof foldfs_ops, NULL);
+	if (!F.se)
+		die("cannot start the FUSE session (options: %s)", o.fuse_opts);
+	if (fuse_set_signal_handlers(F.se) != 0)
+		die("cannot install signal handlers");
+	if (fuse_session_mount(F.se, F.mountpoint) != 0)
+		die("cannot mount on %s (see the message above; is /dev/fuse "
+		    "usable and fusermount3 installed?)", F.mountpoint);
+	if (fuse_daemonize(F.foreground) != 0) {
+		fuse_session_unmount(F.se);
+		die("cannot daemonize");
+	}
+
+	/* Threads only now: fork() in fuse_daemonize() keeps none. */
+	if (coh_init() != 0 || watch_start() != 0) {
+		fprintf(stderr, "foldfs: cannot start helper threads\n");
+		fuse_session_unmount(F.se);
+		return 1;
+	}
+	coh_probe();
+	dlog("mounted %s on %s (%s, cache=%s, watch=%s, timeout=%g)",
+	     F.source, F.mountpoint,
+	     F.nofold ? "nofold" : F.casefold_all ? "casefold" : "per-directory",
+	     F.fold_cache ? "epoch" : atomic_load(&F.epoch) ? "auto" : "none",
+	     F.watch == WATCH_POLL ? "poll" : "auto/inotify", F.timeout);
+
+	if (F.single) {
+		r = fuse_session_loop(F.se);
+	} else {
+		struct fuse_loop_config cfg = { .clone_fd = 0,
+						.max_idle_threads = 10 };
+		r = fuse_session_loop_mt(F.se, &cfg);
+	}
+
+	watch_stop();
+	coh_stop();
+	fuse_session_unmount(F.se);
+	fuse_remove_signal_handlers(F.se);
+	fuse_session_destroy(F.se);
+	fuse_opt_free_args(&args);
+	free(o.fuse_opts);
+	free(o.encoding);
+	{
+		size_t ent;
+		uint64_t b;
+		coh_stats(&ent, &b);
+		dlog("exit: %zu nodes, index %zu bytes, %llu epoch bumps",
+		     node_count(), idx_total_bytes(), (unsigned long long)b);
+	}
+	/* A signal (SIGTERM/SIGINT/SIGHUP) or umount is a normal end. */
+	return r < 0 ? 1 : 0;
+}

@@ -1,0 +1,725 @@
+/*
+ * ops_entry.c - lookup, node lifetime, attributes and every operation
+ * that changes a name.
+ *
+ * Each directory has a namespace lock (struct dirstate.ns): lookups hold
+ * it shared, changes hold it exclusively (both directories of a rename,
+ * in address order).  In a folding directory a change is then:
+ *   1. check the spelling against what exists (EEXIST for an equivalent,
+ *      EINVAL for an ill-formed name under strict, EPERM for the record);
+ *   2. make the change in SOURCE (as the caller, for creating calls);
+ *   3. update the directory's fold index;
+ *   4. coh_changed(): settle every other spelling the kernel may hold
+ *      (coherence.c) -- all before the reply.
+ */
+#define _GNU_SOURCE
+#define _FILE_OFFSET_BITS 64
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "foldfs.h"
+
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0)
+#endif
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE (1 << 1)
+#endif
+
+/* ---- locking --------------------------------------------------------- */
+
+static void ns_lock(struct node *d, int excl)
+{
+	if (F.nofold || !d->dir)
+		return;
+	if (excl)
+		pthread_rwlock_wrlock(&d->dir->ns);
+	else
+		pthread_rwlock_rdlock(&d->dir->ns);
+}
+
+static void ns_unlock(struct node *d)
+{
+	if (F.nofold || !d->dir)
+		return;
+	pthread_rwlock_unlock(&d->dir->ns);
+}
+
+static void ns_lock2(struct node *a, struct node *b)
+{
+	if (a == b) {
+		ns_lock(a, 1);
+	} else if ((uintptr_t)a < (uintptr_t)b) {
+		ns_lock(a, 1);
+		ns_lock(b, 1);
+	} else {
+		ns_lock(b, 1);
+		ns_lock(a, 1);
+	}
+}
+
+static void ns_unlock2(struct node *a, struct node *b)
+{
+	ns_unlock(a);
+	if (a != b)
+		ns_unlock(b);
+}
+
+/* ---- entries --------------------------------------------------------- */
+
+int entry_fill(struct node *d, int fd, const struct stat *st,
+	       struct fuse_entry_param *e)
+{
+	struct node *n = node_get(fd, st);
+
+	memset(e, 0, sizeof *e);
+	if (!n)
+		return -ENOMEM;
+	e->ino = node_id(n);
+	e->attr = *st;
+	e->attr_timeout = F.timeout;
+	e->entry_timeout = coh_entry_timeout(d, S_ISDIR(st->st_mode));
+	return 0;
+}
+
+/* Reply with an entry; if the kernel did not take it, take back the
+ * lookup count the reply carried. */
+static void reply_entry(fuse_req_t req, const struct fuse_entry_param *e)
+{
+	if (fuse_reply_entry(req, e) != 0 && e->ino)
+		node_forget(node_of(e->ino), 1);
+}
+
+static int entry_of_name(struct node *d, const char *name,
+			 struct fuse_entry_param *e)
+{
+	struct stat st;
+	int fd = openat(d->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (fstatat(fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0) {
+		int r = -errno;
+		close(fd);
+		return r;
+	}
+	return entry_fill(d, fd, &st, e);
+}
+
+void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct node *d = node_of(parent);
+	struct fuse_entry_param e;
+	char stored[NAME_BUF];
+	struct stat st;
+	int fd, r;
+
+	ns_lock(d, 0);
+	fd = resolve(d, name, stored, &st);
+	if (fd >= 0) {
+		r = entry_fill(d, fd, &st, &e);
+		if (r == 0)
+			coh_note(d, name, e.ino);
+		ns_unlock(d);
+		dlog("lookup %s -> %s ino %llu t=%g", name, stored,
+		     (unsigned long long)st.st_ino, e.entry_timeout);
+		if (r)
+			fuse_reply_err(req, -r);
+		else
+			reply_entry(req, &e);
+		return;
+	}
+	if (fd == -ENOENT && coh_cache_negative(d)) {
+		/* ino 0 with a timeout: a negative dentry the kernel keeps */
+		coh_note(d, name, 0);
+		ns_unlock(d);
+		dlog("lookup %s -> negative", name);
+		memset(&e, 0, sizeof e);
+		e.entry_timeout = coh_entry_timeout(d, 0);
+		fuse_reply_entry(req, &e);
+		return;
+	}
+	ns_unlock(d);
+	dlog("lookup %s -> %s", name, strerror(-fd));
+	/* An error reply leaves no valid negative dentry (cache=none). */
+	fuse_reply_err(req, -fd);
+}
+
+void op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+{
+	node_forget(node_of(ino), nlookup);
+	fuse_reply_none(req);
+}
+
+void op_forget_multi(fuse_req_t req, size_t count,
+		     struct fuse_forget_data *forgets)
+{
+	for (size_t i = 0; i < count; i++)
+		node_forget(node_of(forgets[i].ino), forgets[i].nlookup);
+	fuse_reply_none(req);
+}
+
+/* ---- attributes -------------------------------------------------------- */
+
+static int stat_node(struct node *n, struct fuse_file_info *fi,
+		     struct stat *st)
+{
+	int r;
+
+	if (fi && n->type == S_IFREG)
+		r = fstat((int)fi->fh, st);
+	else
+		r = fstatat(n->fd, "", st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW);
+	return r < 0 ? -errno : 0;
+}
+
+void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct stat st;
+	int r = stat_node(node_of(ino), fi, &st);
+
+	if (r)
+		fuse_reply_err(req, -r);
+	else
+		fuse_reply_attr(req, &st, F.timeout);
+}
+
+void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
+		struct fuse_file_info *fi)
+{
+	struct node *n = node_of(ino);
+	char proc[64];
+	int fd = (fi && n->type == S_IFREG) ? (int)fi->fh : -1;
+	struct stat st;
+	int r = 0;
+
+	node_procname(n, proc);
+	if (to_set & FUSE_SET_ATTR_MODE) {
+		if (n->type == S_IFLNK)
+			r = -EOPNOTSUPP; /* Linux has no lchmod */
+		else if ((fd >= 0 ? fchmod(fd, attr->st_mode)
+				  : chmod(proc, attr->st_mode)) < 0)
+			r = -errno;
+		if (r)
+			goto out;
+	}
+	if (to_set & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)) {
+		uid_t u = (to_set & FUSE_SET_ATTR_UID) ? attr->st_uid : (uid_t)-1;
+		gid_t g = (to_set & FUSE_SET_ATTR_GID) ? attr->st_gid : (gid_t)-1;
+		if (fchownat(n->fd, "", u, g,
+			     AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0) {
+			r = -errno;
+			goto out;
+		}
+	}
+	if (to_set & FUSE_SET_ATTR_SIZE) {
+		if ((fd >= 0 ? ftruncate(fd, attr->st_size)
+			     : truncate(proc, attr->st_size)) < 0) {
+			r = -errno;
+			goto out;
+		}
+	}
+	if (to_set & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME)) {
+		struct timespec tv[2];
+		tv[0].tv_sec = tv[1].tv_sec = 0;
+		tv[0].tv_nsec = tv[1].tv_nsec = UTIME_OMIT;
+		if (to_set & FUSE_SET_ATTR_ATIME_NOW)
+			tv[0].tv_nsec = UTIME_NOW;
+		else if (to_set & FUSE_SET_ATTR_ATIME)
+			tv[0] = attr->st_atim;
+		if (to_set & FUSE_SET_ATTR_MTIME_NOW)
+			tv[1].tv_nsec = UTIME_NOW;
+		else if (to_set & FUSE_SET_ATTR_MTIME)
+			tv[1] = attr->st_mtim;
+		if ((fd >= 0 ? futimens(fd, tv)
+			     : utimensat(n->fd, "", tv,
+					 AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)) < 0) {
+			r = -errno;
+			goto out;
+		}
+	}
+out:
+	if (r == 0)
+		r = stat_node(n, fi, &st);
+	if (r)
+		fuse_reply_err(req, -r);
+	else
+		fuse_reply_attr(req, &st, F.timeout);
+}
+
+void op_readlink(fuse_req_t req, fuse_ino_t ino)
+{
+	char buf[PATH_MAX + 1];
+	ssize_t r = readlinkat(node_of(ino)->fd, "", buf, sizeof buf);
+
+	if (r < 0)
+		fuse_reply_err(req, errno);
+	else if (r >= (ssize_t)sizeof buf)
+		fuse_reply_err(req, ENAMETOOLONG);
+	else {
+		buf[r] = '\0';
+		fuse_reply_readlink(req, buf);
+	}
+}
+
+void op_statfs(fuse_req_t req, fuse_ino_t ino)
+{
+	struct statvfs sv;
+
+	if (fstatvfs(node_of(ino)->fd, &sv) < 0)
+		fuse_reply_err(req, errno);
+	else
+		fuse_reply_statfs(req, &sv);
+}
+
+void op_access(fuse_req_t req, fuse_ino_t ino, int mask)
+{
+	char proc[64];
+
+	/* Reached only without default_permissions, i.e. when every caller
+	 * is the daemon's own user (see main.c). */
+	node_procname(node_of(ino), proc);
+	fuse_reply_err(req, faccessat(AT_FDCWD, proc, mask, AT_EACCESS) < 0
+				    ? errno
+				    : 0);
+}
+
+/* ---- creating ---------------------------------------------------------- */
+
+/* The record's name, or (at a folding root) anything equivalent to it. */
+static int name_reserved(struct node *d, const char *name)
+{
+	if (d != node_root())
+		return 0;
+	if (name_hidden(d, name))
+		return 1;
+	return dir_folds(d) &&
+	       fold_equalz(&F.ctx, name, FOLDFS_RECORD_NAME) == 1;
+}
+
+/* May `name` be created in d?  0, or -errno. */
+static int may_create(struct node *d, const char *name)
+{
+	char stored[NAME_BUF];
+	struct stat st;
+	int r;
+
+	if (strlen(name) >= NAME_BUF)
+		return -ENAMETOOLONG;
+	if (name_reserved(d, name))
+		return -EPERM;
+	if (!dir_folds(d))
+		return 0;
+	if ((F.rec.flags & FOLD_STRICT) && name_illformed(name))
+		return -EINVAL;
+	r = resolve_name(d, name, stored, &st);
+	if (r == 0)
+		return -EEXIST;
+	return r == -ENOENT ? 0 : r;
+}
+
+/* After an object was created under `name` in d: index, coherence and
+ * the entry for the reply.  Caller holds d exclusively. */
+static int created(struct node *d, const char *name,
+		   const struct dir_stamp *pre, struct fuse_entry_param *e)
+{
+	int r;
+
+	dir_index_change(d, NULL, NULL, name, pre);
+	r = entry_of_name(d, name, e);
+	coh_changed(d, name, r == 0 ? e->ino : 0);
+	return r;
+}
+
+enum mk { MK_NOD, MK_DIR, MK_LNK };
+
+static void make(fuse_req_t req, struct node *d, const char *name,
+		 enum mk kind, mode_t mode, dev_t rdev, const char *target)
+{
+	struct fuse_entry_param e;
+	struct dir_stamp pre;
+	struct creds c;
+	int r;
+
+	ns_lock(d, 1);
+	r = may_create(d, name);
+	if (r)
+		goto out;
+	dir_stamp(d, &pre);
+	r = creds_enter(req, &c);
+	if (r)
+		goto out;
+	if (kind == MK_DIR)
+		r = mkdirat(d->fd, name, mode);
+	else if (kind == MK_LNK)
+		r = symlinkat(target, d->fd, name);
+	else
+		r = mknodat(d->fd, name, mode, rdev);
+	r = r < 0 ? -errno : 0;
+	creds_leave(&c);
+	if (r)
+		goto out;
+	r = created(d, name, &pre, &e);
+	if (r == 0 && kind == MK_DIR && dir_folds(d) && !F.casefold_all) {
+		/* chattr +F is inherited by new subdirectories. */
+		struct node *n = node_of(e.ino);
+		int x = foldfs_dir_casefold_set(n->fd, 1);
+		if (x < 0)
+			fprintf(stderr, "foldfs: cannot mark new directory "
+					"%s as folding: %s\n", name,
+				strerror(-x));
+		else
+			dir_set_fold(n, 1);
+	}
+out:
+	ns_unlock(d);
+	if (r)
+		fuse_reply_err(req, -r);
+	else
+		reply_entry(req, &e);
+}
+
+void op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name,
+	      mode_t mode, dev_t rdev)
+{
+	make(req, node_of(parent), name, MK_NOD, mode, rdev, NULL);
+}
+
+void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
+	      mode_t mode)
+{
+	make(req, node_of(parent), name, MK_DIR, mode, 0, NULL);
+}
+
+void op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
+		const char *name)
+{
+	make(req, node_of(parent), name, MK_LNK, 0, 0, link);
+}
+
+void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
+	     const char *newname)
+{
+	struct node *n = node_of(ino), *d = node_of(newparent);
+	struct fuse_entry_param e;
+	struct dir_stamp pre;
+	struct creds c;
+	char proc[64];
+	int r;
+
+	node_procname(n, proc);
+	ns_lock(d, 1);
+	r = may_create(d, newname);
+	if (r)
+		goto out;
+	dir_stamp(d, &pre);
+	r = creds_enter(req, &c);
+	if (r)
+		goto out;
+	/* The /proc link of an O_PATH fd names the object itself, also for
+	 * a symlink; no CAP_DAC_READ_SEARCH needed as with AT_EMPTY_PATH. */
+	r = linkat(AT_FDCWD, proc, d->fd, newname, AT_SYMLINK_FOLLOW) < 0
+		    ? -errno
+		    : 0;
+	creds_leave(&c);
+	if (r == 0)
+		r = created(d, newname, &pre, &e);
+out:
+	ns_unlock(d);
+	if (r)
+		fuse_reply_err(req, -r);
+	else
+		reply_entry(req, &e);
+}
+
+void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
+	       mode_t mode, struct fuse_file_info *fi)
+{
+	struct node *d = node_of(parent);
+	int flags = fi->flags & ~(O_NOFOLLOW | O_NOCTTY);
+	struct fuse_entry_param e;
+	struct dir_stamp pre;
+	struct creds c;
+	char stored[NAME_BUF], proc[64];
+	struct stat st;
+	int fd = -1, r;
+
+	ns_lock(d, 1);
+	if (strlen(name) >= NAME_BUF) {
+		r = -ENAMETOOLONG;
+		goto out;
+	}
+	if (name_reserved(d, name)) {
+		r = -EPERM;
+		goto out;
+	}
+	if (dir_folds(d)) {
+		if ((F.rec.flags & FOLD_STRICT) && name_illformed(name)) {
+			r = -EINVAL;
+			goto out;
+		}
+		r = resolve(d, name, stored, &st);
+		if (r >= 0) {
+			/* An equivalent exists: O_EXCL fails, plain O_CREAT
+			 * opens it (as open(2) would for the same name).
+			 * CREATE can only answer a regular file. */
+			int pfd = r;
+			if ((fi->flags & O_EXCL) || !S_ISREG(st.st_mode)) {
+				close(pfd);
+				r = S_ISDIR(st.st_mode) && !(fi->flags & O_EXCL)
+					    ? -EISDIR
+					    : -EEXIST;
+				goto out;
+			}
+			snprintf(proc, sizeof proc, "/proc/self/fd/%d", pfd);
+			fd = open(proc, flags & ~(O_CREAT | O_EXCL));
+			if (fd < 0) {
+				r = -errno;
+				close(pfd);
+				goto out;
+			}
+			r = entry_fill(d, pfd, &st, &e);
+			if (r == 0)
+				coh_note(d, name, e.ino);
+			goto out;
+		}
+		if (r != -ENOENT)
+			goto out;
+	}
+	dir_stamp(d, &pre);
+	r = creds_enter(req, &c);
+	if (r)
+		goto out;
+	fd = openat(d->fd, name, flags | O_CREAT | O_CLOEXEC, mode);
+	r = fd < 0 ? -errno : 0;
+	creds_leave(&c);
+	if (r)
+		goto out;
+	r = created(d, name, &pre, &e);
+out:
+	ns_unlock(d);
+	dlog("create %s = %d", name, r);
+	if (r) {
+		if (fd >= 0)
+			close(fd);
+		fuse_reply_err(req, -r);
+		return;
+	}
+	fi->fh = (uint64_t)fd;
+	if (fuse_reply_create(req, &e, fi) != 0) {
+		close(fd);
+		node_forget(node_of(e.ino), 1);
+	}
+}
+
+/* ---- removing ---------------------------------------------------------- */
+
+static void remove_entry(fuse_req_t req, fuse_ino_t parent, const char *name,
+			 int flags)
+{
+	struct node *d = node_of(parent);
+	char stored[NAME_BUF];
+	struct dir_stamp pre;
+	struct stat st;
+	int r;
+
+	struct node *gone = NULL;
+
+	ns_lock(d, 1);
+	r = resolve_name(d, name, stored, &st);
+	if (r == 0) {
+		/* A removed directory's index (which holds its node) is
+		 * moot; find the node while it is still findable. */
+		if (flags & AT_REMOVEDIR)
+			gone = node_find(&st);
+		dir_stamp(d, &pre);
+		r = unlinkat(d->fd, stored, flags) < 0 ? -errno : 0;
+		if (r == 0) {
+			dir_index_change(d, stored, NULL, NULL, &pre);
+			coh_changed(d, name, 0);
+			if (gone)
+				dir_index_drop(gone);
+		}
+	}
+	ns_unlock(d);
+	if (gone)
+		node_put(gone);
+	dlog("unlink %s (%s) = %d", name, r == 0 ? stored : "-", r);
+	fuse_reply_err(req, -r);
+}
+
+void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	remove_entry(req, parent, name, 0);
+}
+
+void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	remove_entry(req, parent, name, AT_REMOVEDIR);
+}
+
+/* ---- renaming ---------------------------------------------------------- */
+
+static int rename2(int ofd, const char *o, int nfd, const char *n,
+		   unsigned flags)
+{
+	if (flags == 0)
+		return renameat(ofd, o, nfd, n) < 0 ? -errno : 0;
+	return syscall(SYS_renameat2, ofd, o, nfd, n, flags) < 0 ? -errno : 0;
+}
+
+/* The node id the kernel gets for `name` in d now (0: none). */
+static uint64_t binding(struct node *d, const char *name)
+{
+	char stored[NAME_BUF];
+	struct stat st;
+	struct node *n;
+	uint64_t id = 0;
+
+	if (resolve_name(d, name, stored, &st) < 0)
+		return 0;
+	n = node_find(&st);
+	if (n) {
+		id = node_id(n);
+		node_put(n);
+	}
+	return id;
+}
+
+void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
+	       fuse_ino_t newparent, const char *newname, unsigned int flags)
+{
+	struct node *d1 = node_of(parent), *d2 = node_of(newparent);
+	char src[NAME_BUF], dst[NAME_BUF];
+	struct stat sst, dstst;
+	struct dir_stamp pre1, pre2;
+	const char *replaced = NULL; /* stored name the rename removed in d2 */
+	int r, have_dst = 0;
+
+	ns_lock2(d1, d2);
+	if (strlen(newname) >= NAME_BUF) {
+		r = -ENAMETOOLONG;
+		goto out;
+	}
+	if (name_reserved(d2, newname)) {
+		r = -EPERM;
+		goto out;
+	}
+	r = resolve_name(d1, name, src, &sst);
+	if (r)
+		goto out;
+	if (dir_folds(d2)) {
+		if ((F.rec.flags & FOLD_STRICT) && name_illformed(newname)) {
+			r = -EINVAL;
+			goto out;
+		}
+		r = resolve_name(d2, newname, dst, &dstst);
+		if (r == 0)
+			have_dst = 1;
+		else if (r != -ENOENT)
+			goto out;
+	}
+	dir_stamp(d1, &pre1);
+	dir_stamp(d2, &pre2);
+
+	if (have_dst && strcmp(dst, newname) != 0) {
+		/* newname is a new spelling of an existing entry dst. */
+		if (d1 == d2 && !strcmp(src, dst)) {
+			/* Same entry: only the spelling changes.  (The VFS
+			 * normally short-circuits this before we see it.) */
+			r = (flags & RENAME_EXCHANGE)
+				    ? 0
+				    : rename2(d1->fd, src, d2->fd, newname,
+					      RENAME_NOREPLACE);
+			if (r == 0 && !(flags & RENAME_EXCHANGE))
+				replaced = dst;
+		} else if (flags & RENAME_NOREPLACE) {
+			r = -EEXIST;
+		} else {
+			/* Replace dst, then give it the new spelling.  A
+			 * crash in between leaves the renamed object under
+			 * dst's spelling: nothing is lost. */
+			r = rename2(d1->fd, src, d2->fd, dst, flags);
+			if (r == 0) {
+				int r2 = rename2(d2->fd, dst, d2->fd, newname,
+						 RENAME_NOREPLACE);
+				if (r2)
+					fprintf(stderr,
+						"foldfs: rename kept the "
+						"spelling %s (%s)\n",
+						dst, strerror(-r2));
+				else
+					replaced = dst;
+			}
+		}
+	} else {
+		r = rename2(d1->fd, src, d2->fd, newname, flags);
+	}
+	if (r)
+		goto out;
+
+	if (flags & RENAME_EXCHANGE) {
+		/* Both names still exist; only the spelling in d2 may have
+		 * changed (replaced != NULL). */
+		if (replaced)
+			dir_index_change(d2, replaced, NULL, newname, &pre2);
+	} else if (d1 == d2) {
+		dir_index_change(d1, src, replaced, newname, &pre1);
+	} else {
+		dir_index_change(d1, src, NULL, NULL, &pre1);
+		dir_index_change(d2, replaced, NULL, newname, &pre2);
+	}
+	/* What the kernel holds now: the source dentry moved to newname
+	 * (exchange: the target's moved to name). */
+	coh_changed(d1, name, (flags & RENAME_EXCHANGE) ? binding(d1, name) : 0);
+	coh_changed(d2, newname, binding(d2, newname));
+out:
+	ns_unlock2(d1, d2);
+	dlog("rename %s -> %s = %d", name, newname, r);
+	fuse_reply_err(req, -r);
+}
+
+/* ---- shared helpers ---------------------------------------------------- */
+
+int dir_nonempty(struct node *d)
+{
+	char buf[4096];
+	int fd = openat(d->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int found = 0;
+
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
+		if (n < 0) {
+			found = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		for (long off = 0; off < n && !found;) {
+			/* struct linux_dirent64: ino, off, reclen, type, name */
+			unsigned short reclen;
+			const char *nm = buf + off + 19;
+			memcpy(&reclen, buf + off + 16, sizeof reclen);
+			off += reclen;
+			if (nm[0] == '.' && (!nm[1] || (nm[1] == '.' && !nm[2])))
+				continue;
+			if (name_hidden(d, nm))
+				continue;
+			found = 1;
+		}
+		if (found)
+			break;
+	}
+	close(fd);
+	return found;
+}

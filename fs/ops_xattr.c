@@ -1,0 +1,124 @@
+/*
+ * ops_xattr.c - extended attributes, passed through to SOURCE except the
+ * daemon's own (user.foldfs.*, e.g. the casefold attribute), which the
+ * view neither shows nor lets anyone set: chattr +F/-F is the way to
+ * change folding.
+ *
+ * O_PATH descriptors do not support f*xattr(), so the calls go through
+ * /proc/self/fd/N, which names the object itself (also a symlink: the
+ * magic link is not followed further).
+ */
+#define _GNU_SOURCE
+#define _FILE_OFFSET_BITS 64
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/xattr.h>
+
+#include "foldfs.h"
+
+static int ours(const char *name)
+{
+	return !strncmp(name, FOLDFS_XATTR_PREFIX, strlen(FOLDFS_XATTR_PREFIX));
+}
+
+void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
+		 const char *value, size_t size, int flags)
+{
+	char proc[64];
+
+	if (ours(name)) {
+		fuse_reply_err(req, EPERM);
+		return;
+	}
+	node_procname(node_of(ino), proc);
+	fuse_reply_err(req, setxattr(proc, name, value, size, flags) < 0 ? errno
+									 : 0);
+}
+
+void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
+		 size_t size)
+{
+	char proc[64], *buf = NULL;
+	ssize_t r;
+
+	if (ours(name)) {
+		fuse_reply_err(req, ENODATA);
+		return;
+	}
+	node_procname(node_of(ino), proc);
+	if (size) {
+		buf = malloc(size);
+		if (!buf) {
+			fuse_reply_err(req, ENOMEM);
+			return;
+		}
+	}
+	r = getxattr(proc, name, buf, size);
+	if (r < 0)
+		fuse_reply_err(req, errno);
+	else if (size)
+		fuse_reply_buf(req, buf, (size_t)r);
+	else
+		fuse_reply_xattr(req, (size_t)r);
+	free(buf);
+}
+
+void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
+{
+	char proc[64], *buf = NULL;
+	ssize_t r;
+	size_t out = 0;
+
+	node_procname(node_of(ino), proc);
+	/* Our names are filtered out, so the size must be taken from the
+	 * real list; retry if it grew in between. */
+	for (int tries = 0; tries < 8; tries++) {
+		r = listxattr(proc, NULL, 0);
+		if (r < 0) {
+			fuse_reply_err(req, errno);
+			return;
+		}
+		free(buf);
+		buf = malloc((size_t)r + 1);
+		if (!buf) {
+			fuse_reply_err(req, ENOMEM);
+			return;
+		}
+		r = listxattr(proc, buf, (size_t)r);
+		if (r >= 0 || errno != ERANGE)
+			break;
+	}
+	if (r < 0) {
+		fuse_reply_err(req, errno);
+		free(buf);
+		return;
+	}
+	for (ssize_t at = 0; at < r;) {
+		size_t l = strlen(buf + at) + 1;
+		if (!ours(buf + at)) {
+			memmove(buf + out, buf + at, l);
+			out += l;
+		}
+		at += (ssize_t)l;
+	}
+	if (!size)
+		fuse_reply_xattr(req, out);
+	else if (out > size)
+		fuse_reply_err(req, ERANGE);
+	else
+		fuse_reply_buf(req, buf, out);
+	free(buf);
+}
+
+void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
+{
+	char proc[64];
+
+	if (ours(name)) {
+		fuse_reply_err(req, EPERM);
+		return;
+	}
+	node_procname(node_of(ino), proc);
+	fuse_reply_err(req, removexattr(proc, name) < 0 ? errno : 0);
+}

@@ -1,0 +1,110 @@
+/*
+ * resolve.c - which stored name a spelling denotes in a directory.
+ *
+ * The rule (DAEMON-CLI.md): an exact byte match wins; otherwise, in a
+ * folding directory, the bytewise smallest of the stored names equivalent
+ * to the spelling.  The exact case is by far the commonest, so it is one
+ * openat() and never touches the index.  Ill-formed names match only
+ * byte for byte, and the encoding record is invisible at the view root.
+ */
+#define _GNU_SOURCE
+#define _FILE_OFFSET_BITS 64
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "foldfs.h"
+
+int name_hidden(struct node *d, const char *name)
+{
+	return d == node_root() && !strcmp(name, FOLDFS_RECORD_NAME);
+}
+
+int name_illformed(const char *name)
+{
+	return fold_validatez(&F.ctx, name, NULL) != 0;
+}
+
+/* The index winner for name in d (building the index on first use). */
+static int index_winner(struct node *d, const char *name, char *out)
+{
+	struct dirstate *ds = d->dir;
+	int r;
+
+	watch_sync(d);
+	pthread_mutex_lock(&ds->ilock);
+	r = idx_ensure(d);
+	if (r < 0) {
+		pthread_mutex_unlock(&ds->ilock);
+		return r;
+	}
+	r = idx_winner(ds->idx, name, out);
+	pthread_mutex_unlock(&ds->ilock);
+	idx_touch(d);
+	return r;
+}
+
+static int open_stat(struct node *d, const char *name, struct stat *st,
+		     int want_fd)
+{
+	if (!want_fd)
+		return fstatat(d->fd, name, st, AT_SYMLINK_NOFOLLOW) < 0
+			       ? -errno
+			       : 0;
+	int fd = openat(d->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstatat(fd, "", st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0) {
+		int e = -errno;
+		close(fd);
+		return e;
+	}
+	return fd;
+}
+
+static int resolve_at(struct node *d, const char *name, char *stored,
+		      struct stat *st, int want_fd)
+{
+	size_t len = strlen(name);
+	int r;
+
+	if (len >= NAME_BUF)
+		return -ENAMETOOLONG;
+	if (name_hidden(d, name))
+		return -ENOENT;
+	r = open_stat(d, name, st, want_fd);
+	if (r != -ENOENT) {
+		if (r >= 0)
+			memcpy(stored, name, len + 1);
+		return r;
+	}
+	if (!dir_folds(d) || name_illformed(name))
+		return -ENOENT;
+	/* A stale index winner is dropped and the next one tried; the
+	 * bound only guards against a directory changing under us forever. */
+	for (int tries = 0; tries < 64; tries++) {
+		r = index_winner(d, name, stored);
+		if (r < 0)
+			return r;
+		r = open_stat(d, stored, st, want_fd);
+		if (r != -ENOENT)
+			return r;
+		/* Not there (any more): make the index agree with SOURCE.
+		 * Rechecked under the index lock, as a change through the
+		 * mount may be re-creating it right now. */
+		dir_index_recheck(d, stored);
+	}
+	return -ENOENT;
+}
+
+int resolve(struct node *d, const char *name, char *stored, struct stat *st)
+{
+	return resolve_at(d, name, stored, st, 1);
+}
+
+int resolve_name(struct node *d, const char *name, char *stored,
+		 struct stat *st)
+{
+	return resolve_at(d, name, stored, st, 0);
+}

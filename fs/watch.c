@@ -1,0 +1,392 @@
+/*
+ * watch.c - notice changes made directly in SOURCE (or by another mount).
+ *
+ * Only directories with a built fold index are watched: they are the
+ * ones whose private state (the index) can go stale.  Two ways:
+ *
+ *  inotify  (watch=inotify, or auto when it works): one watch per indexed
+ *           directory.  Events are hints, not truth: an event is applied
+ *           by looking at the directory now (fstatat of the name), so
+ *           events of our own changes, duplicated or reordered events all
+ *           converge.  A thread applies events as they come, and every
+ *           user of an index first reads the pending events itself
+ *           (watch_sync), so a change made outside the mount is seen by
+ *           the next lookup after the changing system call has returned.
+ *           Queue overflow drops every index.
+ *  poll     (watch=poll, or when inotify is unavailable or out of
+ *           watches): before an index is trusted, the directory's mtime
+ *           and ctime (ns) are compared with the stamps taken when it was
+ *           built; a difference means a rescan.  Our own changes refresh
+ *           the stamps only if nothing else changed the directory before
+ *           them.  With multigrain timestamps (Linux >= 6.13 on ext4,
+ *           xfs, btrfs, tmpfs) a change after a stat always moves them.
+ *
+ * Either way the index is checked on every use, so lookups through the
+ * mount see external changes at once; what the kernel has cached from
+ * earlier replies is coherence.c's business (bounded by `timeout`).
+ */
+#define _GNU_SOURCE
+#define _FILE_OFFSET_BITS 64
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+
+#include "foldfs.h"
+
+#define WATCH_MASK                                                       \
+	(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |           \
+	 IN_DELETE_SELF | IN_ONLYDIR)
+
+static int ifd = -1;  /* inotify instance, nonblocking */
+static int stopfd = -1;
+static pthread_t thr;
+static int thr_started;
+static pthread_mutex_t imutex = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int warned_full;
+
+int watch_init(void)
+{
+	if (F.watch == WATCH_POLL || F.nofold)
+		return 0;
+	ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (ifd < 0) {
+		if (F.watch == WATCH_INOTIFY)
+			return -errno;
+		/* auto: fall back to stamps */
+		return 0;
+	}
+	return 0;
+}
+
+static int ts_eq(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+void watch_dir(struct node *d)
+{
+	struct dirstate *ds = d->dir;
+	char proc[64];
+	int wd;
+
+	if (ifd < 0) {
+		ds->poll = 1;
+		return;
+	}
+	node_procname(d, proc);
+	wd = inotify_add_watch(ifd, proc, WATCH_MASK);
+	if (wd < 0) {
+		/* Out of watches (ENOSPC) or memory: this directory falls
+		 * back to stamps; say so once. */
+		if (!atomic_exchange(&warned_full, 1))
+			fprintf(stderr,
+				"foldfs: inotify_add_watch: %s; using "
+				"mtime/ctime checks for further directories "
+				"(raise fs.inotify.max_user_watches)\n",
+				strerror(errno));
+		ds->poll = 1;
+		return;
+	}
+	ds->wd = wd;
+	node_set_wd(d, wd);
+}
+
+void watch_unwatch(struct node *d)
+{
+	struct dirstate *ds = d->dir;
+
+	if (ds && ds->wd >= 0) {
+		if (ifd >= 0)
+			inotify_rm_watch(ifd, ds->wd);
+		ds->wd = -1;
+	}
+	node_set_wd(d, -1);
+}
+
+/* ---- event application --------------------------------------------- */
+
+struct pending {
+	struct node *n; /* held */
+	char name[NAME_BUF];
+};
+
+/* Apply one event to the index (imutex held).  Returns 1 if the caller
+ * should run coherence for (n, name) afterwards, with n held. */
+static int apply(const struct inotify_event *ev, struct pending *out)
+{
+	struct node *n;
+	struct dirstate *ds;
+
+	if (ev->mask & IN_Q_OVERFLOW)
+		return -1;
+	n = node_hold_wd(ev->wd);
+	if (!n)
+		return 0;
+	ds = n->dir;
+	if (ev->mask & (IN_IGNORED | IN_DELETE_SELF)) {
+		/* The directory is gone (or the watch was removed). */
+		int put = 0;
+		pthread_mutex_lock(&ds->ilock);
+		if (ds->wd == ev->wd) {
+			ds->wd = -1;
+			node_set_wd(n, -1);
+			put = idx_drop_locked(n);
+		}
+		pthread_mutex_unlock(&ds->ilock);
+		if (put) {
+			idx_unlink_lru(n);
+			node_put(n);
+		}
+		node_put(n);
+		return 0;
+	}
+	if (!ev->len || strlen(ev->name) >= NAME_BUF) {
+		node_put(n);
+		return 0;
+	}
+	dir_index_recheck(n, ev->name);
+	out->n = n;
+	snprintf(out->name, sizeof out->name, "%s", ev->name);
+	return 1;
+}
+
+/*
+ * Coherence for external changes is done by the watch thread alone, with
+ * the directory's namespace lock held shared: it then never runs in the
+ * middle of one of our own changes (which hold it exclusively), so the
+ * events of our own changes find the ledger already settled and cost
+ * nothing.  Lookups that read events on the way only queue the work.
+ */
+static pthread_mutex_t pq_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct pending *pq;
+static size_t pq_len, pq_cap;
+static int pq_overflow;
+static int wakefd = -1;
+
+static void queue_pending(struct pending *p, size_t n, int overflow)
+{
+	pthread_mutex_lock(&pq_lock);
+	if (pq_len + n > pq_cap) {
+		size_t nc = pq_cap ? pq_cap : 64;
+		while (nc < pq_len + n)
+			nc *= 2;
+		struct pending *np = realloc(pq, nc * sizeof *np);
+		if (!np) {
+			/* Cannot remember them: treat as lost events. */
+			for (size_t i = 0; i < n; i++)
+				node_put(p[i].n);
+			n = 0;
+			overflow = 1;
+		} else {
+			pq = np;
+			pq_cap = nc;
+		}
+	}
+	memcpy(pq + pq_len, p, n * sizeof *p);
+	pq_len += n;
+	pq_overflow |= overflow;
+	pthread_mutex_unlock(&pq_lock);
+}
+
+static void drain(int from_thread)
+{
+	char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
+	struct pending *pend = NULL;
+	size_t npend = 0, cap = 0;
+	int overflow = 0;
+
+	pthread_mutex_lock(&imutex);
+	for (;;) {
+		ssize_t n = read(ifd, buf, sizeof buf);
+		if (n <= 0)
+			break;
+		for (ssize_t off = 0; off < n;) {
+			const struct inotify_event *ev = (const void *)(buf + off);
+			off += (ssize_t)(sizeof *ev + ev->len);
+			if (npend == cap) {
+				size_t nc = cap ? cap * 2 : 16;
+				struct pending *p = realloc(pend, nc * sizeof *p);
+				if (!p) {
+					overflow = 1;
+					continue;
+				}
+				pend = p;
+				cap = nc;
+			}
+			int r = apply(ev, &pend[npend]);
+			if (r < 0)
+				overflow = 1;
+			else if (r > 0)
+				npend++;
+		}
+	}
+	/* Every index built so far may have missed changes: all stale. */
+	if (overflow)
+		idx_drop_all();
+	pthread_mutex_unlock(&imutex);
+
+	if (npend || overflow) {
+		queue_pending(pend, npend, overflow);
+		if (!from_thread) {
+			uint64_t one = 1;
+			if (write(wakefd, &one, sizeof one) < 0)
+				dlog("watch: wake: %s", strerror(errno));
+		}
+	}
+	free(pend);
+}
+
+static void run_pending(void)
+{
+	for (;;) {
+		struct pending *p;
+		size_t n;
+		int overflow;
+
+		pthread_mutex_lock(&pq_lock);
+		p = pq;
+		n = pq_len;
+		overflow = pq_overflow;
+		pq = NULL;
+		pq_len = pq_cap = 0;
+		pq_overflow = 0;
+		pthread_mutex_unlock(&pq_lock);
+		if (!n && !overflow) {
+			free(p);
+			return;
+		}
+		if (overflow)
+			coh_bump();
+		for (size_t i = 0; i < n; i++) {
+			struct node *d = p[i].n;
+			pthread_rwlock_rdlock(&d->dir->ns);
+			coh_external(d, p[i].name);
+			pthread_rwlock_unlock(&d->dir->ns);
+			node_put(d);
+		}
+		free(p);
+	}
+}
+
+static void *watch_thread(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		struct pollfd p[3] = { { ifd, POLLIN, 0 },
+				       { stopfd, POLLIN, 0 },
+				       { wakefd, POLLIN, 0 } };
+		if (poll(p, 3, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (p[1].revents)
+			break;
+		if (p[2].revents) {
+			uint64_t v;
+			if (read(wakefd, &v, sizeof v) < 0 && errno != EAGAIN)
+				break;
+		}
+		if (p[0].revents)
+			drain(1);
+		run_pending();
+	}
+	return NULL;
+}
+
+int watch_start(void)
+{
+	if (ifd < 0)
+		return 0;
+	stopfd = eventfd(0, EFD_CLOEXEC);
+	wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (stopfd < 0 || wakefd < 0)
+		return -errno;
+	if (pthread_create(&thr, NULL, watch_thread, NULL) != 0)
+		return -EAGAIN;
+	thr_started = 1;
+	return 0;
+}
+
+void watch_stop(void)
+{
+	if (thr_started) {
+		uint64_t one = 1;
+		if (write(stopfd, &one, sizeof one) < 0)
+			return;
+		pthread_join(thr, NULL);
+		thr_started = 0;
+	}
+	pthread_mutex_lock(&pq_lock);
+	for (size_t i = 0; i < pq_len; i++)
+		node_put(pq[i].n);
+	free(pq);
+	pq = NULL;
+	pq_len = pq_cap = 0;
+	pthread_mutex_unlock(&pq_lock);
+}
+
+/* ---- freshness before use ------------------------------------------- */
+
+void watch_sync(struct node *d)
+{
+	struct dirstate *ds = d->dir;
+	struct stat st;
+	int changed = 0;
+
+	if (!ds->poll) {
+		if (ifd >= 0 && thr_started)
+			drain(0);
+		return;
+	}
+	pthread_mutex_lock(&ds->ilock);
+	if (ds->idx && fstat(d->fd, &st) == 0 &&
+	    (!ts_eq(&st.st_mtim, &ds->mtime) ||
+	     !ts_eq(&st.st_ctim, &ds->ctime))) {
+		idx_mark_stale(d);
+		changed = 1;
+	}
+	pthread_mutex_unlock(&ds->ilock);
+	if (changed) {
+		/* Something outside the mount changed the directory: we do
+		 * not know which names, so cached answers for it go. */
+		if (!F.casefold_all)
+			atomic_store(&ds->fold, -1); /* maybe the xattr too */
+		coh_external_dir(d);
+	}
+}
+
+void dir_stamp(struct node *d, struct dir_stamp *s)
+{
+	struct dirstate *ds = d->dir;
+	struct stat st;
+
+	s->valid = 0;
+	if (!ds || !ds->poll)
+		return;
+	pthread_mutex_lock(&ds->ilock);
+	if (ds->idx && fstat(d->fd, &st) == 0 &&
+	    ts_eq(&st.st_mtim, &ds->mtime) && ts_eq(&st.st_ctim, &ds->ctime))
+		s->valid = 1;
+	pthread_mutex_unlock(&ds->ilock);
+}
+
+void watch_stamps_after(struct node *d, const struct dir_stamp *pre)
+{
+	struct dirstate *ds = d->dir;
+	struct stat st;
+
+	/* Only if the directory was unchanged right before our change:
+	 * otherwise leave the old stamps so the next use rescans. */
+	if (pre && pre->valid && fstat(d->fd, &st) == 0) {
+		ds->mtime = st.st_mtim;
+		ds->ctime = st.st_ctim;
+	}
+}

@@ -1,0 +1,107 @@
+/*
+ * fuzz-ctx.h - how every libfold fuzz target turns its first input byte
+ * into a context, so one corpus drives all forms, flags and versions:
+ *   bits 0-2  form (mod 6)
+ *   bits 3-5  FOLD_STRICT, FOLD_COMPAT, FOLD_IGNORABLES
+ *   bits 6-7  0, 1: "utf8" (newest)   2: "utf8-12.1"   3: "ascii"
+ * Returns 0 and fills ctx, or -1 for a combination the library refuses
+ * (FOLD_COMPAT with a form other than FOLD_CASEFOLD, if it does).
+ */
+#ifndef FUZZ_CTX_H
+#define FUZZ_CTX_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "fold.h"
+
+static inline int fuzz_ctx(unsigned char sel, struct fold_ctx *ctx)
+{
+	static const char *const enc[4] = {"utf8", "utf8", "utf8-12.1",
+					   "ascii"};
+	unsigned form = (sel & 7u) % 6u, flags = (sel >> 3) & 7u;
+	int r = fold_init(ctx, enc[sel >> 6], (enum fold_form)form, flags);
+
+	if (r == FOLD_EINVAL && (flags & FOLD_COMPAT) && form != FOLD_CASEFOLD)
+		return -1;
+	if (r != 0) {
+		fprintf(stderr, "fold_init(%s, %u, 0x%x) = %d\n", enc[sel >> 6],
+			form, flags, r);
+		abort();
+	}
+	return 0;
+}
+
+static inline void fuzz_hex(const char *what, const void *p, size_t n)
+{
+	const unsigned char *b = (const unsigned char *)p;
+
+	fprintf(stderr, "%s (%zu bytes):", what, n);
+	for (size_t i = 0; i < n && i < 512; i++)
+		fprintf(stderr, " %02X", b[i]);
+	fprintf(stderr, "\n");
+}
+
+/*
+ * Longest run of non-starters s would have after decomposition (UAX #15
+ * D4 counting, leading/trailing non-starters of each code point's NFKD),
+ * for well-formed s.  Longer than 30 means libfold cuts the run, so ICU
+ * and closure comparisons do not apply.  Uses the library's NFKD of single
+ * code points, which are far too short to be cut themselves.
+ */
+static inline size_t fuzz_max_run(const char *s, size_t n)
+{
+	static struct fold_ctx nfkd;
+	static int ready;
+	const unsigned char *b = (const unsigned char *)s;
+	size_t i = 0, run = 0, best = 0;
+
+	if (!ready) {
+		if (fold_init(&nfkd, "utf8", FOLD_NFKD, 0))
+			abort();
+		ready = 1;
+	}
+	while (i < n) {
+		size_t len = b[i] < 0x80 ? 1 : b[i] < 0xE0 ? 2 : b[i] < 0xF0 ? 3 : 4;
+		char d[256];
+		ssize_t dn = fold_normalize(&nfkd, s + i, len, d, sizeof d);
+		size_t lead = 0, trail = 0, total = 0, j = 0;
+		int seen_starter = 0;
+
+		if (dn < 0 || (size_t)dn > sizeof d)
+			return (size_t)-1;
+		while (j < (size_t)dn) {
+			const unsigned char *e = (const unsigned char *)d + j;
+			size_t el = e[0] < 0x80 ? 1 : e[0] < 0xE0 ? 2 : e[0] < 0xF0 ? 3 : 4;
+			uint32_t cp = el == 1 ? e[0] : e[0] & (0xFF >> (el + 1));
+
+			for (size_t k = 1; k < el; k++)
+				cp = (cp << 6) | (e[k] & 0x3F);
+			if (fold_cp_ccc(&nfkd, cp)) {
+				total++;
+				trail++;
+				if (!seen_starter)
+					lead++;
+			} else {
+				seen_starter = 1;
+				trail = 0;
+			}
+			j += el;
+		}
+		if (!seen_starter) {
+			run += total;
+		} else {
+			run += lead;
+			if (run > best)
+				best = run;
+			run = trail;
+		}
+		if (run > best)
+			best = run;
+		i += len;
+	}
+	return best;
+}
+
+#endif

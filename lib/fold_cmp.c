@@ -1,0 +1,125 @@
+/*
+ * fold_cmp.c - fold_cmp() and fold_equal(): two key streams compared
+ * piece by piece, so neither key is ever materialized.
+ *
+ * Fast paths: byte-equal names are equal at once; a common prefix that
+ * ends before an ASCII byte in both names has a common key (an ASCII
+ * starter never reorders or combines with what precedes it), so the
+ * streams start after it.  Streams check well-formedness as they go; a
+ * name found to be ill formed is opaque, and the comparison starts over
+ * with its raw bytes.
+ */
+#include "fold_internal.h"
+#include "fold_stream.h"
+
+#include <string.h>
+
+/* Compare the keys of two streams.  Returns the order, or 2 if a stream
+ * met an ill-formed sequence (check says whether the remaining input
+ * must still be proved well formed before an early answer). */
+static int cmp_streams(struct fstream *x, struct fstream *y, int check)
+{
+	unsigned xn = 0, xi = 0, yn = 0, yi = 0;
+	int d;
+	for (;;) {
+		unsigned m;
+		if (xi == xn) {
+			xn = fs_fill(x, 32);
+			xi = 0;
+			if (x->bad)
+				return 2;
+		}
+		if (yi == yn) {
+			yn = fs_fill(y, 32);
+			yi = 0;
+			if (y->bad)
+				return 2;
+		}
+		if (!xn || !yn) {
+			d = xn ? 1 : yn ? -1 : 0;
+			break;
+		}
+		m = xn - xi < yn - yi ? xn - xi : yn - yi;
+		d = memcmp(x->out + xi, y->out + yi, m);
+		if (d) {
+			d = d < 0 ? -1 : 1;
+			break;
+		}
+		xi += m;
+		yi += m;
+	}
+	/* An early answer stands only if both names are well formed. */
+	if (check && ((x->p < x->end &&
+		       fold_utf8_check(x->p, (size_t)(x->end - x->p)) >= 0) ||
+		      (y->p < y->end &&
+		       fold_utf8_check(y->p, (size_t)(y->end - y->p)) >= 0)))
+		return 2;
+	return d;
+}
+
+static int cmp(const struct fold_ctx *ctx, const char *a, size_t an,
+	       const char *b, size_t bn)
+{
+	const unsigned char *ua = (const unsigned char *)a;
+	const unsigned char *ub = (const unsigned char *)b;
+	struct fstream x, y;
+	size_t k = 0, n = an < bn ? an : bn, j;
+	int d;
+	if (an == bn && (an == 0 || a == b || !memcmp(a, b, an)))
+		return 0;
+	if (ctx->charset == FOLD_CHARSET_UTF8) {
+		while (k < n && ua[k] == ub[k])
+			k++;
+		/* back up to an ASCII byte (or the divergence, if both
+		 * names continue with ASCII or end there) */
+		j = k;
+		if (!((k == an || ua[k] < 0x80) && (k == bn || ub[k] < 0x80)))
+			while (j > 0 && ua[--j] >= 0x80)
+				;
+		if (j && fold_utf8_check(ua, j) >= 0) {
+			/* the shared prefix is ill formed: both are opaque */
+			d = memcmp(a, b, n);
+			return d ? (d < 0 ? -1 : 1) :
+				   an < bn ? -1 : an > bn ? 1 : 0;
+		}
+		fs_init(&x, ctx, a + j, an - j, 1);
+		fs_init(&y, ctx, b + j, bn - j, 1);
+		d = cmp_streams(&x, &y, 1);
+		if (d != 2)
+			return d;
+	}
+	/* slow path: validity decided up front, whole names */
+	fs_init(&x, ctx, a, an, fold_check(ctx, a, an) < 0);
+	fs_init(&y, ctx, b, bn, fold_check(ctx, b, bn) < 0);
+	return cmp_streams(&x, &y, 0);
+}
+
+int fold_cmp(const struct fold_ctx *ctx, const char *a, size_t an,
+	     const char *b, size_t bn)
+{
+	if (!fold_ctx_ok(ctx) || (!a && an) || (!b && bn))
+		return FOLD_EINVAL;
+	return cmp(ctx, a, an, b, bn);
+}
+
+int fold_equal(const struct fold_ctx *ctx, const char *a, size_t an,
+	       const char *b, size_t bn)
+{
+	if (!fold_ctx_ok(ctx) || (!a && an) || (!b && bn))
+		return 0;
+	return cmp(ctx, a, an, b, bn) == 0;
+}
+
+int fold_cmpz(const struct fold_ctx *ctx, const char *a, const char *b)
+{
+	if (!a || !b)
+		return FOLD_EINVAL;
+	return fold_cmp(ctx, a, strlen(a), b, strlen(b));
+}
+
+int fold_equalz(const struct fold_ctx *ctx, const char *a, const char *b)
+{
+	if (!a || !b)
+		return 0;
+	return fold_equal(ctx, a, strlen(a), b, strlen(b));
+}

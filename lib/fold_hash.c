@@ -1,0 +1,120 @@
+/*
+ * fold_hash.c - fold_hash(): SipHash-1-3 of a name's key, fed from the
+ * key stream as it is produced.
+ *
+ * The context (charset, version, form, flags) is folded into the SipHash
+ * key, so the same name hashes differently under different contexts and a
+ * table built under one context cannot be probed with another's hashes.
+ */
+#include "fold_internal.h"
+#include "fold_stream.h"
+
+#include <string.h>
+
+#define ROTL(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
+
+struct sip {
+	uint64_t v0, v1, v2, v3;
+};
+
+static inline void sipround(struct sip *s)
+{
+	s->v0 += s->v1;
+	s->v1 = ROTL(s->v1, 13);
+	s->v1 ^= s->v0;
+	s->v0 = ROTL(s->v0, 32);
+	s->v2 += s->v3;
+	s->v3 = ROTL(s->v3, 16);
+	s->v3 ^= s->v2;
+	s->v0 += s->v3;
+	s->v3 = ROTL(s->v3, 21);
+	s->v3 ^= s->v0;
+	s->v2 += s->v1;
+	s->v1 = ROTL(s->v1, 17);
+	s->v1 ^= s->v2;
+	s->v2 = ROTL(s->v2, 32);
+}
+
+static inline void sipword(struct sip *s, uint64_t m)
+{
+	s->v3 ^= m;
+	sipround(s);
+	s->v0 ^= m;
+}
+
+static inline uint64_t le64(const unsigned char *p)
+{
+	return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 |
+	       (uint64_t)p[3] << 24 | (uint64_t)p[4] << 32 |
+	       (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 |
+	       (uint64_t)p[7] << 56;
+}
+
+uint64_t fold_hash(const struct fold_ctx *ctx, const struct fold_seed *seed,
+		   const char *s, size_t n)
+{
+	struct fstream fs;
+	struct sip h, start;
+	uint64_t k0 = seed ? seed->k0 : 0, k1 = seed ? seed->k1 : 0;
+	uint64_t cw, tail = 0;
+	size_t total = 0;
+	unsigned k, ntail = 0;
+	if (!fold_ctx_ok(ctx) || (!s && n))
+		return 0;
+	cw = (uint64_t)ctx->charset | (uint64_t)ctx->form << 8 |
+	     (uint64_t)ctx->age << 16 | (uint64_t)ctx->flags << 24;
+	k0 ^= cw;
+	k1 ^= cw * 0x9E3779B97F4A7C15ull;
+	h.v0 = k0 ^ 0x736f6d6570736575ull;
+	h.v1 = k1 ^ 0x646f72616e646f6dull;
+	h.v2 = k0 ^ 0x6c7967656e657261ull;
+	h.v3 = k1 ^ 0x7465646279746573ull;
+	start = h;
+
+	fs_init(&fs, ctx, s, n, 1);
+	for (;;) {
+		while ((k = fs_fill(&fs, FS_OUTCAP)) != 0) {
+			const unsigned char *p = fs.out;
+			total += k;
+			/* top up a partial word left from the previous piece */
+			while (ntail && ntail < 8 && k) {
+				tail |= (uint64_t)*p++ << (8 * ntail++);
+				k--;
+			}
+			if (ntail == 8) {
+				sipword(&h, tail);
+				tail = 0;
+				ntail = 0;
+			}
+			for (; k >= 8; k -= 8, p += 8)
+				sipword(&h, le64(p));
+			while (k) {
+				tail |= (uint64_t)*p++ << (8 * ntail++);
+				k--;
+			}
+		}
+		if (!fs.bad)
+			break;
+		/* ill formed after all: hash the raw bytes from scratch */
+		h = start;
+		tail = 0;
+		ntail = 0;
+		total = 0;
+		fs_init(&fs, ctx, s, n, 0);
+	}
+	tail |= (uint64_t)total << 56;
+	sipword(&h, tail);
+	h.v2 ^= 0xff;
+	sipround(&h);
+	sipround(&h);
+	sipround(&h);
+	return h.v0 ^ h.v1 ^ h.v2 ^ h.v3;
+}
+
+uint64_t fold_hashz(const struct fold_ctx *ctx, const struct fold_seed *seed,
+		    const char *s)
+{
+	if (!s)
+		return 0;
+	return fold_hash(ctx, seed, s, strlen(s));
+}

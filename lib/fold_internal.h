@@ -1,0 +1,20 @@
+/*
+ * fold_internal.h - declarations shared between libfold's .c files.
+ */
+#ifndef FOLD_INTERNAL_H
+#define FOLD_INTERNAL_H
+
+#include "fold.h"
+#include "fold_data.h"
+
+/* Length of the leading run of s that is ASCII without NUL. */
+size_t fold_ascii_prefix(const unsigned char *s, size_t n);
+/* -1 if s is well-formed UTF-8 (no NUL), else the offset of the first
+ * byte of the first ill-formed sequence. */
+long fold_utf8_check(const unsigned char *s, size_t n);
+/* Same, under ctx's charset. */
+long fold_check(const struct fold_ctx *ctx, const char *s, size_t n);
+/* Is ctx something fold_init() produced? */
+int fold_ctx_ok(const struct fold_ctx *ctx);
+
+#endif

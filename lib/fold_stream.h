@@ -1,0 +1,829 @@
+/*
+ * fold_stream.h - the streaming normalizer every libfold operation runs on.
+ * Internal; included by the .c files that consume the stream (key, compare,
+ * hash) so the hot loop is inlined into each of them.
+ *
+ * A stream turns a (pre-validated) name into its key, a few bytes at a
+ * time, with fixed-size state and no allocation.  Three stages:
+ *   1. expand: each input code point becomes its decomposition (canonical
+ *      or compatibility) with every resulting code point case folded if
+ *      the form folds (fold_data.h has the data model); ignorables are
+ *      dropped if asked;
+ *   2. order: non-starters are buffered and stably sorted by combining
+ *      class when the next starter arrives.  A run longer than
+ *      FOLD_SAFE_RUN is cut there (UAX #15 Stream-Safe Text Format: as if
+ *      U+034F were inserted; nothing is emitted for the cut);
+ *   3. compose (NFC, NFKC, NFKC_CF only): canonical composition, holding
+ *      the last starter and the non-starters that failed to combine.
+ * The output of stage 2 or 3 is UTF-8 encoded into out[].
+ */
+#ifndef FOLD_STREAM_H
+#define FOLD_STREAM_H
+
+#include "fold.h"
+#include "fold_data.h"
+
+#include <string.h>
+
+#define FOLD_SAFE_RUN 30
+
+/* The hot helpers must be inlined into each consumer's loop. */
+#define FS_INLINE inline __attribute__((always_inline))
+
+enum fs_mode {
+	FS_RAW,	  /* ill-formed name: its bytes are its key */
+	FS_ASCII, /* ascii charset: bytes, A-Z folded if fold */
+	FS_UNI,	  /* UTF-8 at a Unicode version */
+};
+
+/* Most output one input code point can cause: a flushed run of
+ * non-starters, a flushed composition buffer and one expansion.  A fill
+ * stops while at least that much room is left. */
+#define FS_STEPMAX (4 * (2 * (FOLD_SAFE_RUN + 2) + FOLD_MAXEXP + 4))
+#define FS_OUTCAP (FS_STEPMAX + 512)
+
+struct fstream {
+	const unsigned char *p, *end;
+	uint8_t mode, age, compose, ign, nkcf, fold, compat, done;
+	uint8_t bad;   /* met an ill-formed sequence (optimistic streams) */
+	uint8_t level; /* REC_SELF level that makes a code point its own key */
+	/* the code point at pk_p, decoded ahead by the quick check */
+	const unsigned char *pk_p;
+	uint32_t pk_cp;
+	unsigned pk_len, pk_rid;
+	/* stage 2: pending non-starters, sorted on insertion */
+	unsigned nns;
+	uint32_t ns[FOLD_SAFE_RUN];
+	uint16_t nscls[FOLD_SAFE_RUN];
+	/* stage 3: the last starter and the marks that did not combine */
+	unsigned have_st, nleft;
+	uint8_t leftcc;
+	uint32_t st;
+	uint32_t left[FOLD_SAFE_RUN];
+	/* output bytes of the current step */
+	unsigned outn;
+	unsigned char out[FS_OUTCAP];
+};
+
+/* Set up a stream for s[0..n).  valid = 0: the name is known to be ill
+ * formed, stream its bytes; 1: stream its key, checking well-formedness
+ * on the way (see fs->bad). */
+static inline void fs_init(struct fstream *fs, const struct fold_ctx *ctx,
+			   const char *s, size_t n, int valid)
+{
+	unsigned form = ctx->form;
+	fs->p = (const unsigned char *)s;
+	fs->end = fs->p + n;
+	fs->done = 0;
+	fs->bad = 0;
+	fs->nns = 0;
+	fs->have_st = 0;
+	fs->nleft = 0;
+	fs->outn = 0;
+	fs->age = ctx->age;
+	fs->fold = form == FOLD_CASEFOLD || form == FOLD_NFKC_CF;
+	fs->compat = form == FOLD_NFKD || form == FOLD_NFKC ||
+		     form == FOLD_NFKC_CF || (ctx->flags & FOLD_COMPAT);
+	fs->compose = form == FOLD_NFC || form == FOLD_NFKC ||
+		      form == FOLD_NFKC_CF;
+	fs->nkcf = form == FOLD_NFKC_CF;
+	fs->ign = fs->nkcf || (ctx->flags & FOLD_IGNORABLES);
+	fs->level = fs->nkcf ? 3 : fs->compat ? 2 : 1;
+	fs->pk_p = NULL;
+	if (!valid)
+		fs->mode = FS_RAW;
+	else if (ctx->charset == FOLD_CHARSET_ASCII)
+		fs->mode = FS_ASCII;
+	else
+		fs->mode = FS_UNI;
+}
+
+static inline void fs_put(struct fstream *fs, uint32_t c)
+{
+	unsigned char *o = fs->out + fs->outn;
+	if (c < 0x80) {
+		o[0] = (unsigned char)c;
+		fs->outn += 1;
+	} else if (c < 0x800) {
+		o[0] = (unsigned char)(0xC0 | c >> 6);
+		o[1] = (unsigned char)(0x80 | (c & 0x3F));
+		fs->outn += 2;
+	} else if (c < 0x10000) {
+		o[0] = (unsigned char)(0xE0 | c >> 12);
+		o[1] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
+		o[2] = (unsigned char)(0x80 | (c & 0x3F));
+		fs->outn += 3;
+	} else {
+		o[0] = (unsigned char)(0xF0 | c >> 18);
+		o[1] = (unsigned char)(0x80 | ((c >> 12) & 0x3F));
+		o[2] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
+		o[3] = (unsigned char)(0x80 | (c & 0x3F));
+		fs->outn += 4;
+	}
+}
+
+/* Primary composite of a + b (b's composition list: sec), or 0. */
+static inline uint32_t fs_pair(const struct fstream *fs, uint32_t a,
+			       uint32_t b, unsigned sec)
+{
+	unsigned lo, hi;
+	if (fs->age >= HANGUL_AGE) {
+		if (a - LBASE < LCOUNT && b - VBASE < VCOUNT)
+			return SBASE + ((a - LBASE) * VCOUNT + (b - VBASE)) *
+					       TCOUNT;
+		if (a - SBASE < SCOUNT && (a - SBASE) % TCOUNT == 0 &&
+		    b - TBASE - 1 < TCOUNT - 1)
+			return a + (b - TBASE);
+	}
+	if (!sec)
+		return 0;
+	lo = fold_comp_start[sec - 1];
+	hi = fold_comp_start[sec];
+	while (lo < hi) {
+		unsigned mid = (lo + hi) / 2;
+		uint32_t e = fold_comp[mid];
+		uint32_t f = P_FIRST(fold_pairs[C_PAIR(e)]);
+		if (f < a) {
+			lo = mid + 1;
+		} else if (f > a) {
+			hi = mid;
+		} else {
+			if (C_AGE(e) > fs->age)
+				return 0;
+			return (a & 0xF0000u) | C_LOW(e);
+		}
+	}
+	return 0;
+}
+
+static inline void fs_compose_flush(struct fstream *fs)
+{
+	unsigned i;
+	if (fs->have_st)
+		fs_put(fs, fs->st);
+	for (i = 0; i < fs->nleft; i++)
+		fs_put(fs, fs->left[i]);
+	fs->have_st = 0;
+	fs->nleft = 0;
+}
+
+/* Stage 3: canonical composition (UAX #15, D117), one code point at a
+ * time, in canonical order.  c combines with the held starter unless a
+ * mark between them has a class >= its own (marks arrive sorted, so the
+ * last left-over mark has the highest class) or, for a starter c,
+ * anything at all lies between them. */
+static inline void fs_compose(struct fstream *fs, uint32_t c, unsigned cls)
+{
+	unsigned cc = cls & 0xFF, sec = cls >> 8;
+	uint32_t comp;
+	if (cc == 0) {
+		if (fs->have_st && fs->nleft == 0 &&
+		    (comp = fs_pair(fs, fs->st, c, sec)) != 0) {
+			fs->st = comp;
+			return;
+		}
+		fs_compose_flush(fs);
+		fs->st = c;
+		fs->have_st = 1;
+		return;
+	}
+	if (!fs->have_st) {
+		fs_put(fs, c); /* nothing before it can take it */
+		return;
+	}
+	if ((fs->nleft == 0 || fs->leftcc < cc) &&
+	    (comp = fs_pair(fs, fs->st, c, sec)) != 0) {
+		fs->st = comp;
+		return;
+	}
+	fs->left[fs->nleft++] = c;
+	fs->leftcc = (uint8_t)cc;
+}
+
+static inline void fs_next(struct fstream *fs, uint32_t c, unsigned cls)
+{
+	if (fs->compose)
+		fs_compose(fs, c, cls);
+	else
+		fs_put(fs, c);
+}
+
+static inline void fs_order_flush(struct fstream *fs)
+{
+	unsigned i;
+	for (i = 0; i < fs->nns; i++)
+		fs_next(fs, fs->ns[i], fs->nscls[i]);
+	fs->nns = 0;
+}
+
+/* Stage 2: canonical ordering with the Stream-Safe cut.  cls is the
+ * combining class in bits 0-7 and the composition list in bits 8-14. */
+static inline void fs_order(struct fstream *fs, uint32_t c, unsigned cls)
+{
+	unsigned i, cc = cls & 0xFF;
+	if (cc == 0) {
+		if (fs->nns)
+			fs_order_flush(fs);
+		fs_next(fs, c, cls);
+		return;
+	}
+	if (fs->nns == FOLD_SAFE_RUN) {
+		/* Cut: behaves like an inserted CGJ, a starter that
+		 * combines with nothing. */
+		fs_order_flush(fs);
+		if (fs->compose)
+			fs_compose_flush(fs);
+	}
+	for (i = fs->nns; i > 0 && (fs->nscls[i - 1] & 0xFF) > cc; i--) {
+		fs->ns[i] = fs->ns[i - 1];
+		fs->nscls[i] = fs->nscls[i - 1];
+	}
+	fs->ns[i] = c;
+	fs->nscls[i] = (uint16_t)cls;
+	fs->nns++;
+}
+
+/* Decode one non-ASCII code point at p, checking it is well formed
+ * (shortest form, no surrogate, <= U+10FFFF).  Returns its length, or 0
+ * if the sequence at p is ill formed. */
+static inline unsigned fs_decode_checked(const unsigned char *p,
+					 const unsigned char *end,
+					 uint32_t *cp)
+{
+	unsigned c = p[0], lo = 0x80, hi = 0xBF;
+	size_t left = (size_t)(end - p);
+	if (c < 0xC2)
+		return 0;
+	if (c < 0xE0) {
+		if (left < 2 || (p[1] & 0xC0) != 0x80)
+			return 0;
+		*cp = (c & 0x1Fu) << 6 | (p[1] & 0x3Fu);
+		return 2;
+	}
+	if (c < 0xF0) {
+		if (c == 0xE0)
+			lo = 0xA0;
+		else if (c == 0xED)
+			hi = 0x9F;
+		if (left < 3 || p[1] < lo || p[1] > hi ||
+		    (p[2] & 0xC0) != 0x80)
+			return 0;
+		*cp = (c & 0x0Fu) << 12 | (p[1] & 0x3Fu) << 6 | (p[2] & 0x3Fu);
+		return 3;
+	}
+	if (c > 0xF4)
+		return 0;
+	if (c == 0xF0)
+		lo = 0x90;
+	else if (c == 0xF4)
+		hi = 0x8F;
+	if (left < 4 || p[1] < lo || p[1] > hi || (p[2] & 0xC0) != 0x80 ||
+	    (p[3] & 0xC0) != 0x80)
+		return 0;
+	*cp = (c & 0x07u) << 18 | (p[1] & 0x3Fu) << 12 | (p[2] & 0x3Fu) << 6 |
+	      (p[3] & 0x3Fu);
+	return 4;
+}
+
+/* fs_decode_checked with the common two- and three-byte forms first. */
+static FS_INLINE unsigned fs_dec(const unsigned char *p,
+				 const unsigned char *end, uint32_t *cp)
+{
+	unsigned c = p[0];
+	if (c - 0xC2u < 0x1Eu) {
+		if (end - p >= 2 && (p[1] & 0xC0) == 0x80) {
+			*cp = (c & 0x1Fu) << 6 | (p[1] & 0x3Fu);
+			return 2;
+		}
+		return 0;
+	}
+	if (c - 0xE1u < 0x0Fu && c != 0xED) {
+		if (end - p >= 3 && ((p[1] ^ 0x80u) | (p[2] ^ 0x80u)) < 0x40u) {
+			*cp = (c & 0x0Fu) << 12 | (p[1] & 0x3Fu) << 6 |
+			      (p[2] & 0x3Fu);
+			return 3;
+		}
+		return 0;
+	}
+	return fs_decode_checked(p, end, cp);
+}
+
+/* ---- stage 1 ---- */
+
+/* Descriptor of field f (0 D, 1 K, 2 F) of a record that has it. */
+static inline uint32_t fs_field(const struct fold_rec *r, unsigned f)
+{
+	uint32_t m = REC_DESC(r);
+	if (M_TYPE(m) == M_MULTI) {
+		unsigned fields = REC_FIELDS(r), k = 0;
+		if (f > 0 && (fields & F_D))
+			k++;
+		if (f > 1 && (fields & F_K))
+			k++;
+		m = fold_maps[M_INDEX(m) + k];
+	}
+	return m;
+}
+
+/* Hand a code point to stage 2 with its class at the stream's version. */
+static inline void fs_push(struct fstream *fs, uint32_t c,
+			   const struct fold_rec *r)
+{
+	unsigned cc = REC_AGE(r) <= fs->age ? r->ccc : 0;
+	fs_order(fs, c, cc | REC_SEC(r) << 8);
+}
+
+/* A code point that no longer decomposes: fold it if the form folds.
+ * Folding here ignores the age: c is part of a mapping, which is
+ * expanded with the newest data, as the generator's reference does. */
+static inline void fs_final(struct fstream *fs, uint32_t c,
+			    const struct fold_rec *r);
+
+/* Expand a delta or pool descriptor of cp; its code points are final
+ * (then folded if fold) or, for an F closure, already folded. */
+static inline void fs_slice(struct fstream *fs, uint32_t cp, uint32_t m,
+			    int fold)
+{
+	const unsigned char *p, *e;
+	if (M_TYPE(m) == M_DELTA) {
+		uint32_t c = (uint32_t)((int32_t)cp + M_SDELTA(m));
+		if (fold)
+			fs_final(fs, c, fold_rec_of(c));
+		else
+			fs_push(fs, c, fold_rec_of(c));
+		return;
+	}
+	p = fold_pool + M_OFF(m, cp);
+	e = p + M_LEN(m);
+	while (p < e) {
+		uint32_t c = *p++;
+		if (c >= 0x80) {
+			if (c < 0xE0) {
+				c = (c & 0x1F) << 6 | (p[0] & 0x3F);
+				p += 1;
+			} else if (c < 0xF0) {
+				c = (c & 0x0F) << 12 |
+				    (uint32_t)(p[0] & 0x3F) << 6 | (p[1] & 0x3F);
+				p += 2;
+			} else {
+				c = (c & 0x07) << 18 |
+				    (uint32_t)(p[0] & 0x3F) << 12 |
+				    (uint32_t)(p[1] & 0x3F) << 6 | (p[2] & 0x3F);
+				p += 3;
+			}
+		}
+		if (fold)
+			fs_final(fs, c, fold_rec_of(c));
+		else
+			fs_push(fs, c, fold_rec_of(c));
+	}
+}
+
+static inline void fs_final(struct fstream *fs, uint32_t c,
+			    const struct fold_rec *r)
+{
+	if (fs->fold && (REC_FIELDS(r) & F_F))
+		fs_slice(fs, c, fs_field(r, 2), 0);
+	else
+		fs_push(fs, c, r);
+}
+
+/* Canonical decomposition of x (record r, D descriptor m): follow the
+ * pair chain down its first elements, then emit the base and the
+ * stacked second elements in order. */
+static inline void fs_decompose(struct fstream *fs, uint32_t x,
+				const struct fold_rec *r, uint32_t m)
+{
+	uint32_t stack[FOLD_MAXCHAIN];
+	unsigned n = 0;
+	while (M_TYPE(m) == M_PAIR) {
+		uint32_t p = fold_pairs[M_PAIRIDX(m, x)];
+		stack[n++] = fold_seconds[P_SECOND(p)];
+		x = P_FIRST(p);
+		r = fold_rec_of(x);
+		if (!(REC_FIELDS(r) & F_D)) {
+			fs_final(fs, x, r);
+			goto seconds;
+		}
+		m = fs_field(r, 0);
+	}
+	fs_slice(fs, x, m, fs->fold);
+seconds:
+	while (n) {
+		uint32_t c = stack[--n];
+		fs_final(fs, c, fold_rec_of(c));
+	}
+}
+
+/* The rare cases: a NormalizationCorrections code point before its
+ * correction, or a stored NFKC_CF value.  Returns 1 if handled. */
+static int fs_special(struct fstream *fs, uint32_t x)
+{
+	unsigned i;
+	for (i = 0; i < fold_ncorr; i++)
+		if (fold_corr[3 * i] == x && fs->age < fold_corr[3 * i + 2]) {
+			fs_order(fs, fold_corr[3 * i + 1], 0);
+			return 1;
+		}
+	if (fs->nkcf)
+		for (i = 0; i < fold_nnkcf; i++)
+			if (fold_nkcf[2 * i] == x) {
+				fs_slice(fs, x, fold_nkcf[2 * i + 1], 0);
+				return 1;
+			}
+	return 0;
+}
+
+/* Stage 1: expand one input code point (record number rid) into stage 2. */
+static inline void fs_expand(struct fstream *fs, uint32_t x, unsigned rid)
+{
+	unsigned fields;
+	const struct fold_rec *r;
+	if (rid == 0) {
+		/* no data, but Hangul syllables decompose by formula */
+		if (x - SBASE < SCOUNT && fs->age >= HANGUL_AGE) {
+			uint32_t s = x - SBASE;
+			fs_order(fs, LBASE + s / NCOUNT, 0);
+			fs_order(fs, VBASE + (s % NCOUNT) / TCOUNT, 0);
+			if (s % TCOUNT)
+				fs_order(fs, TBASE + s % TCOUNT, 0);
+			return;
+		}
+		fs_order(fs, x, 0);
+		return;
+	}
+	r = &fold_recs[rid];
+	if (REC_AGE(r) > fs->age) {
+		fs_order(fs, x, 0); /* unassigned at this version */
+		return;
+	}
+	if ((r->af & A_DI) && fs->ign)
+		return;
+	if ((r->af & A_SPECIAL) && fs_special(fs, x))
+		return;
+	fields = REC_FIELDS(r);
+	if (fs->compat && (fields & F_K))
+		fs_slice(fs, x, fs_field(r, 1), fs->fold);
+	else if (fields & F_D)
+		fs_decompose(fs, x, r, fs_field(r, 0));
+	else
+		fs_final(fs, x, r);
+}
+
+/* ---- fast lanes ---- */
+
+/* ASCII lower case of 8 ASCII bytes at once: a byte is upper case if
+ * adding 0x3F carries into bit 7 (>= 'A') and adding 0x25 does not
+ * (<= 'Z'); no byte is >= 0x80, so no carry crosses bytes. */
+static inline uint64_t fs_lower8(uint64_t w)
+{
+	uint64_t up = (w + 0x3F3F3F3F3F3F3F3Full) &
+		      ~(w + 0x2525252525252525ull) & 0x8080808080808080ull;
+	return w | up >> 2;
+}
+
+/* A code point without data that no form changes, reorders or combines
+ * with its neighbours: record 0, except Hangul syllables (decomposed by
+ * formula) and conjoining jamo (composed by formula). */
+static inline int fs_inert(uint32_t cp, unsigned rid)
+{
+	return rid == 0 && cp - 0x1100u >= 0x100u && cp - SBASE >= SCOUNT;
+}
+
+/* Decode (or take from the look-ahead) the code point at p, non-ASCII;
+ * returns its length, 0 if ill formed. */
+static inline unsigned fs_peek(struct fstream *fs, const unsigned char *p,
+			       uint32_t *cp, unsigned *rid)
+{
+	unsigned len;
+	if (fs->pk_p == p) {
+		*cp = fs->pk_cp;
+		*rid = fs->pk_rid;
+		return fs->pk_len;
+	}
+	*cp = 0;
+	len = fs_dec(p, fs->end, cp);
+	*rid = len ? fold_rid(*cp) : 0;
+	fs->pk_p = p;
+	fs->pk_cp = *cp;
+	fs->pk_rid = *rid;
+	fs->pk_len = len;
+	return len;
+}
+
+/* In a composing form, is cp (record rid) a starter that cannot combine
+ * with what precedes it, and is its own key unless something follows
+ * that combines with it? */
+static inline int fs_quiet(const struct fstream *fs, uint32_t cp,
+			   unsigned rid)
+{
+	const struct fold_rec *r;
+	if (rid == 0)
+		return cp - 0x1100u >= 0x100u; /* not a conjoining jamo */
+	r = &fold_recs[rid];
+	return REC_SELF(r) >= fs->level && REC_AGE(r) <= fs->age;
+}
+
+/* Is the code point at p quiet (see above)?  True at the end of input;
+ * false if ill formed (the stream stops there anyway). */
+static inline int fs_next_quiet(struct fstream *fs, const unsigned char *p)
+{
+	uint32_t cp;
+	unsigned rid;
+	if (p == fs->end || *p < 0x80)
+		return 1;
+	return fs_peek(fs, p, &cp, &rid) && fs_quiet(fs, cp, rid);
+}
+
+/* Everything held in stages 2 and 3 is final once an inert code point
+ * follows: it is a starter that combines with nothing. */
+static void fs_flush_held(struct fstream *fs)
+{
+	if (fs->nns)
+		fs_order_flush(fs);
+	if (fs->compose && fs->have_st)
+		fs_compose_flush(fs);
+}
+
+static FS_INLINE void fs_flush_all(struct fstream *fs)
+{
+	if (fs->nns | fs->have_st)
+		fs_flush_held(fs);
+}
+
+/* Copy the run of ASCII starting at fs->p, folded if the form folds.  In
+ * composing forms a byte followed by a non-ASCII code point may combine
+ * with it, so that last byte is held as the starter instead.  Words of 8
+ * bytes are scanned and folded at once; stores may run past the copied
+ * bytes (out[] has room), loads never pass the input. */
+static FS_INLINE void fs_ascii(struct fstream *fs, unsigned room)
+{
+	const unsigned char *p = fs->p, *e = fs->end;
+	unsigned char *o = fs->out + fs->outn;
+	size_t n = 0, avail = (size_t)(e - p), i;
+	if (avail > room - 8)
+		avail = room - 8;
+	/* length of the run: stop at a byte >= 0x80 or a NUL */
+	while (n + 8 <= avail) {
+		uint64_t w, m;
+		memcpy(&w, p + n, 8);
+		m = (w | ((w - 0x0101010101010101ull) & ~w)) &
+		    0x8080808080808080ull;
+		if (m) {
+			/* first flagged byte (little endian); a false NUL
+			 * flag can only follow a real one */
+			n += (size_t)__builtin_ctzll(m) >> 3;
+			goto found;
+		}
+		n += 8;
+	}
+	while (n < avail && p[n] && p[n] < 0x80)
+		n++;
+found:
+	if (n < avail && !p[n])
+		fs->bad = 1; /* NUL: ill formed; nothing else matters */
+	if (fs->compose && n < (size_t)(e - p) && p[n] >= 0x80 && n) {
+		unsigned c = p[n - 1];
+		fs->st = fs->fold && c - 'A' < 26u ? c + 32 : c;
+		fs->have_st = 1;
+		n--;
+		fs->p = p + n + 1;
+	} else {
+		fs->p = p + n;
+	}
+	for (i = 0; i + 8 <= n; i += 8) {
+		uint64_t w;
+		memcpy(&w, p + i, 8);
+		if (fs->fold)
+			w = fs_lower8(w);
+		memcpy(o + i, &w, 8);
+	}
+	for (; i < n; i++) {
+		unsigned c = p[i];
+		o[i] = (unsigned char)(fs->fold && c - 'A' < 26u ? c + 32 : c);
+	}
+	fs->outn += (unsigned)n;
+}
+
+/* Copy one UTF-8 sequence of 2..4 bytes (no variable-length memcpy). */
+static FS_INLINE void fs_copy_to(unsigned char *o, const unsigned char *p,
+				 unsigned len)
+{
+	o[0] = p[0];
+	o[1] = p[1];
+	if (len > 2) {
+		o[2] = p[2];
+		if (len > 3)
+			o[3] = p[3];
+	}
+}
+
+static FS_INLINE void fs_copy(struct fstream *fs, const unsigned char *p,
+			      unsigned len)
+{
+	fs_copy_to(fs->out + fs->outn, p, len);
+	fs->outn += len;
+}
+
+/* Copy a run of non-ASCII code points that are their own keys, with
+ * nothing held in stages 2 and 3: in decomposing forms, inert ones; in
+ * composing forms, quiet ones followed by quiet ones.  Stops before
+ * anything else (including ill-formed input) for the general path. */
+static FS_INLINE void fs_quiet_run(struct fstream *fs, unsigned room)
+{
+	const unsigned char *p = fs->p, *e = fs->end;
+	unsigned char *o = fs->out + fs->outn, *olim = o + room - 4;
+	uint32_t cp, next;
+	unsigned len, nlen, rid, nrid;
+	if (fs->compose) {
+		len = fs_peek(fs, p, &cp, &rid);
+		if (!len || !fs_quiet(fs, cp, rid) || cp - SBASE < SCOUNT)
+			return;
+		while (o < olim) {
+			const unsigned char *q = p + len;
+			if (q < e && *q >= 0x80) {
+				nlen = fs_dec(q, e, &next);
+				if (!nlen)
+					break;
+				nrid = fold_rid(next);
+				if (!fs_quiet(fs, next, nrid) ||
+				    next - SBASE < SCOUNT)
+					break;
+			} else {
+				nlen = 0;
+				next = 0;
+			}
+			fs_copy_to(o, p, len);
+			o += len;
+			p = q;
+			if (!nlen)
+				break;
+			len = nlen;
+		}
+		(void)cp;
+	} else {
+		while (p < e && *p >= 0x80 && o < olim - 8) {
+			len = fs_dec(p, e, &cp);
+			if (!len)
+				break;
+			rid = fold_rid(cp);
+			if (!fs_inert(cp, rid)) {
+				if (cp - SBASE < SCOUNT && fs->age >= HANGUL_AGE) {
+					/* syllable: its jamo, by formula */
+					uint32_t s = cp - SBASE, t = s % TCOUNT;
+					uint32_t v = VBASE + (s % NCOUNT) / TCOUNT;
+					uint32_t l = LBASE + s / NCOUNT;
+					o[0] = 0xE1;
+					o[1] = (unsigned char)(0x80 | (l >> 6 & 0x3F));
+					o[2] = (unsigned char)(0x80 | (l & 0x3F));
+					o[3] = 0xE1;
+					o[4] = (unsigned char)(0x80 | (v >> 6 & 0x3F));
+					o[5] = (unsigned char)(0x80 | (v & 0x3F));
+					o += 6;
+					if (t) {
+						t += TBASE;
+						o[0] = 0xE1;
+						o[1] = (unsigned char)(0x80 | (t >> 6 & 0x3F));
+						o[2] = (unsigned char)(0x80 | (t & 0x3F));
+						o += 3;
+					}
+					p += len;
+					continue;
+				}
+				/* leave it decoded for the general path */
+				fs->pk_p = p;
+				fs->pk_cp = cp;
+				fs->pk_rid = rid;
+				fs->pk_len = len;
+				break;
+			}
+			fs_copy_to(o, p, len);
+			o += len;
+			p += len;
+		}
+	}
+	fs->p = p;
+	fs->outn = (unsigned)(o - fs->out);
+}
+
+/*
+ * Produce the next piece of the key into fs->out, at least want bytes
+ * unless the key ends first; returns its length, 0 once the key is
+ * complete.  The input is checked as it is read: on an ill-formed
+ * sequence fs->bad is set and the stream stops (the caller then starts
+ * over treating the name as opaque bytes).
+ */
+static inline unsigned fs_fill(struct fstream *fs, unsigned want)
+{
+	const unsigned lim = FS_OUTCAP - FS_STEPMAX;
+	fs->outn = 0;
+	if (fs->mode != FS_UNI) {
+		size_t n = (size_t)(fs->end - fs->p);
+		unsigned i;
+		if (n > sizeof(fs->out))
+			n = sizeof(fs->out);
+		if (fs->mode == FS_ASCII && memchr(fs->p, 0, n)) {
+			fs->bad = 1; /* NUL: not a name */
+			return 0;
+		}
+		if (fs->mode == FS_ASCII && fs->fold) {
+			for (i = 0; i < n; i++) {
+				unsigned b = fs->p[i];
+				fs->out[i] = (unsigned char)(b - 'A' < 26u ?
+							     b + 32 : b);
+			}
+		} else {
+			memcpy(fs->out, fs->p, n);
+		}
+		fs->p += n;
+		fs->outn = (unsigned)n;
+		return fs->outn;
+	}
+	if (want > lim)
+		want = lim;
+	while (fs->outn < want && !fs->bad) {
+		const unsigned char *start = fs->p;
+		uint32_t cp;
+		unsigned rid, len;
+		if (fs->p == fs->end) {
+			if (!fs->done) {
+				fs_flush_all(fs);
+				fs->done = 1;
+			}
+			break;
+		}
+#ifdef FOLD_NO_LANES
+		/* reference build for differential tests: no fast lanes */
+		if (*start < 0x80) {
+			if (!*start) {
+				fs->bad = 1;
+				break;
+			}
+			fs->p++;
+			fs_expand(fs, *start, fold_rid(*start));
+			continue;
+		}
+		len = fs_peek(fs, start, &cp, &rid);
+		if (!len) {
+			fs->bad = 1;
+			break;
+		}
+		fs->p = start + len;
+		fs_expand(fs, cp, rid);
+		continue;
+#endif
+		if (*start < 0x80) {
+			fs_flush_all(fs);
+			fs_ascii(fs, lim + FS_STEPMAX - fs->outn);
+			continue;
+		}
+		if (!(fs->nns | fs->have_st)) {
+			fs_quiet_run(fs, FS_OUTCAP - fs->outn);
+			if (fs->p != start)
+				continue;
+		}
+		len = fs_peek(fs, start, &cp, &rid);
+		if (!len) {
+			fs->bad = 1;
+			break;
+		}
+		fs->p = start + len;
+		if (fs->compose) {
+			if (cp - SBASE < SCOUNT && fs->age >= HANGUL_AGE) {
+				/* a syllable is its own key unless it is LV
+				 * and a trailing jamo T (perhaps behind an
+				 * ignorable) follows: then hold it */
+				fs_flush_all(fs);
+				if ((cp - SBASE) % TCOUNT == 0 &&
+				    !fs_next_quiet(fs, fs->p)) {
+					fs->st = cp;
+					fs->have_st = 1;
+					continue;
+				}
+				fs_copy(fs, start, len);
+				continue;
+			}
+			if (fs_quiet(fs, cp, rid)) {
+				fs_flush_all(fs);
+				if (fs_next_quiet(fs, fs->p)) {
+					fs_copy(fs, start, len);
+					continue;
+				}
+				if (rid == 0) {
+					/* no decomposition: hold it as is */
+					fs->st = cp;
+					fs->have_st = 1;
+					continue;
+				}
+			}
+		} else if (fs_inert(cp, rid)) {
+			fs_flush_all(fs);
+			fs_copy(fs, start, len);
+			continue;
+		}
+		fs_expand(fs, cp, rid);
+	}
+	return fs->outn;
+}
+
+#endif

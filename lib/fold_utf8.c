@@ -1,0 +1,103 @@
+/*
+ * fold_utf8.c - well-formedness of names: fold_validate() and the check
+ * every other entry point runs before trusting its input.
+ *
+ * Well formed = shortest-form UTF-8 of U+0001..U+10FFFF minus surrogates
+ * (or, for the ascii charset, any bytes but NUL).  The offset reported for
+ * an ill-formed name is that of the first byte of the first ill-formed
+ * sequence: a stray continuation byte or impossible lead byte itself, else
+ * the lead byte of the sequence that is truncated, has a bad continuation
+ * byte, is overlong, is a surrogate or exceeds U+10FFFF.
+ */
+#include "fold_internal.h"
+
+#include <string.h>
+
+/* Bytes with the high bit set, or zero bytes, in a word of 8. */
+#define HI8 0x8080808080808080ull
+#define LO8 0x0101010101010101ull
+
+size_t fold_ascii_prefix(const unsigned char *s, size_t n)
+{
+	size_t i = 0;
+	/* Word at a time: stop at the first word holding a byte >= 0x80
+	 * or a NUL; the byte loop below pins it down. */
+	while (i + 8 <= n) {
+		uint64_t w;
+		memcpy(&w, s + i, 8);
+		if ((w | ((w - LO8) & ~w)) & HI8)
+			break;
+		i += 8;
+	}
+	while (i < n && s[i] && s[i] < 0x80)
+		i++;
+	return i;
+}
+
+long fold_utf8_check(const unsigned char *s, size_t n)
+{
+	size_t i = 0;
+	for (;;) {
+		unsigned c;
+		i += fold_ascii_prefix(s + i, n - i);
+		if (i == n)
+			return -1;
+		c = s[i];
+		if (c == 0)
+			return (long)i;
+		if (c < 0xC2 || c > 0xF4)
+			return (long)i; /* continuation, C0/C1, F5..FF */
+		if (c < 0xE0) {
+			if (i + 1 >= n || (s[i + 1] & 0xC0) != 0x80)
+				return (long)i;
+			i += 2;
+		} else if (c < 0xF0) {
+			unsigned lo = c == 0xE0 ? 0xA0 : 0x80;
+			unsigned hi = c == 0xED ? 0x9F : 0xBF;
+			if (i + 2 >= n || s[i + 1] < lo || s[i + 1] > hi ||
+			    (s[i + 2] & 0xC0) != 0x80)
+				return (long)i;
+			i += 3;
+		} else {
+			unsigned lo = c == 0xF0 ? 0x90 : 0x80;
+			unsigned hi = c == 0xF4 ? 0x8F : 0xBF;
+			if (i + 3 >= n || s[i + 1] < lo || s[i + 1] > hi ||
+			    (s[i + 2] & 0xC0) != 0x80 ||
+			    (s[i + 3] & 0xC0) != 0x80)
+				return (long)i;
+			i += 4;
+		}
+	}
+}
+
+long fold_check(const struct fold_ctx *ctx, const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	if (ctx->charset == FOLD_CHARSET_ASCII) {
+		const void *z = memchr(u, 0, n);
+		return z ? (long)((const unsigned char *)z - u) : -1;
+	}
+	return fold_utf8_check(u, n);
+}
+
+int fold_validate(const struct fold_ctx *ctx, const char *s, size_t n,
+		  size_t *bad_offset)
+{
+	long bad;
+	if (!fold_ctx_ok(ctx) || (!s && n))
+		return FOLD_EINVAL;
+	bad = fold_check(ctx, s, n);
+	if (bad < 0)
+		return 0;
+	if (bad_offset)
+		*bad_offset = (size_t)bad;
+	return FOLD_EILSEQ;
+}
+
+int fold_validatez(const struct fold_ctx *ctx, const char *s,
+		   size_t *bad_offset)
+{
+	if (!s)
+		return FOLD_EINVAL;
+	return fold_validate(ctx, s, strlen(s), bad_offset);
+}

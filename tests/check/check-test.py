@@ -1,0 +1,962 @@
+#!/usr/bin/env python3
+"""check-test.py - suite "check": foldfs-check on generated trees.
+
+Covers: known collisions found with the right winner (and a randomized
+cross-check against an independent model of canonical caseless matching),
+JSON Lines parsed back and matched against the tree, fsck exit codes
+0/1/4/8/16, --fix then --undo restoring the exact tree, an interrupted
+--fix (test hook and a real kill -9), --upgrade-to naming real code points
+picked from the UCD files, --compat/--ignorables, --casefold-dir,
+--set-encoding, --info, the bounded-fd walk on a deep tree, and the record
+module's own unit tests (build/record-test).
+
+Usage: check-test.py --build BUILD [--ucd /usr/share/unicode]
+Ends with "N passed, N failed"; exits non-zero on any failure.
+"""
+import argparse
+import hashlib
+import json
+import os
+import random
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import time
+import unicodedata
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--build", default="build")
+ap.add_argument("--ucd", default="/usr/share/unicode")
+args = ap.parse_args()
+BUILD = os.path.abspath(args.build)
+CHECK = os.path.join(BUILD, "foldfs-check")
+TMP = os.path.join(BUILD, "check-tmp")
+
+passed = failed = 0
+
+
+def check(cond, what):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL:", what)
+    return cond
+
+
+def u(s):
+    return s.encode("utf-8")
+
+
+def fresh(name):
+    d = os.path.join(TMP, name)
+    if os.path.exists(d):
+        subprocess.run(["chmod", "-R", "u+rwx", d])
+        shutil.rmtree(d)
+    os.makedirs(d)
+    os.chmod(d, 0o755)
+    return d
+
+
+def mkfile(d, name, content=None):
+    p = os.path.join(os.fsencode(d), name)
+    fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    if content is None:
+        content = b"content of " + name + b"\n" + os.urandom(16)
+    os.write(fd, content)
+    os.close(fd)
+
+
+def mkdir(d, name):
+    p = os.path.join(os.fsencode(d), name)
+    os.mkdir(p)
+    return os.fsdecode(p)
+
+
+def run(argv, env=None, user=None):
+    cmd = [CHECK] + argv
+    if user is not None:
+        cmd = ["setpriv", "--reuid=%d" % user, "--regid=%d" % user,
+               "--clear-groups"] + cmd
+    e = dict(os.environ)
+    if env:
+        e.update(env)
+    p = subprocess.run(cmd, capture_output=True, env=e, cwd=TMP)
+    return p.returncode, p.stdout, p.stderr
+
+
+def jrun(argv, **kw):
+    rc, out, err = run(["--json"] + argv, **kw)
+    objs = []
+    ok = True
+    for line in out.split(b"\n"):
+        if not line:
+            continue
+        try:
+            objs.append(json.loads(line))
+        except ValueError as ex:
+            ok = False
+            print("bad JSON line %r: %s" % (line[:200], ex))
+    check(ok, "every output line of %s is JSON" % " ".join(argv))
+    return rc, objs, err
+
+
+def listing(root):
+    """Full byte-exact listing: relative path, type, mode, content hash,
+    casefold attribute."""
+    out = []
+    rootb = os.fsencode(root)
+    for dirpath, dirnames, filenames in os.walk(rootb):
+        for n in dirnames + filenames:
+            p = os.path.join(dirpath, n)
+            st = os.lstat(p)
+            rel = os.path.relpath(p, rootb)
+            if stat.S_ISDIR(st.st_mode):
+                try:
+                    xa = os.getxattr(p, "user.foldfs.casefold")
+                except OSError:
+                    xa = None
+                out.append((rel, "d", stat.S_IMODE(st.st_mode), xa))
+            elif stat.S_ISLNK(st.st_mode):
+                out.append((rel, "l", 0, os.readlink(p)))
+            else:
+                with open(p, "rb") as f:
+                    h = hashlib.sha256(f.read()).hexdigest()
+                out.append((rel, "f", stat.S_IMODE(st.st_mode), h))
+    return sorted(out)
+
+
+def contents(lst):
+    return sorted(x[3] for x in lst if x[1] == "f")
+
+
+def by_type(objs, t):
+    return [o for o in objs if o.get("type") == t]
+
+
+def names_of(o):
+    return frozenset(bytes.fromhex(n["name_hex"]) for n in o["names"])
+
+
+def summary(objs):
+    s = by_type(objs, "summary")
+    return s[-1] if s else {}
+
+
+def key_model(b):
+    """Canonical caseless match (Unicode D145) of a well-formed name:
+    NFD(casefold(NFD(x))).  Used only with characters from old Unicode
+    versions, where every version agrees."""
+    s = b.decode("utf-8")
+    return unicodedata.normalize(
+        "NFD", unicodedata.normalize("NFD", s).casefold())
+
+
+# ---------------------------------------------------------------------------
+def test_record_unit():
+    p = subprocess.run([os.path.join(BUILD, "record-test"),
+                        fresh("record-unit")],
+                       capture_output=True, text=True)
+    sys.stdout.write("".join(l + "\n" for l in p.stdout.splitlines()
+                             if l.startswith("FAIL") or
+                             l.startswith("note")))
+    last = [l for l in p.stdout.splitlines() if " passed, " in l]
+    global passed, failed
+    if last and p.returncode in (0, 1):
+        a, b = last[-1].split(" passed, ")
+        passed += int(a)
+        failed += int(b.split()[0])
+        if p.returncode and not int(b.split()[0]):
+            check(False, "record-test exited %d" % p.returncode)
+    else:
+        check(False, "record-test crashed: rc=%d %s" % (p.returncode,
+                                                         p.stderr))
+
+
+GROUPS = [
+    [b"README", b"ReadMe", b"readme"],
+    [u("\u00e9t\u00e9"), u("e\u0301te\u0301"), u("\u00c9T\u00c9")],
+    [u("Stra\u00dfe"), b"STRASSE", b"strasse"],
+    [u("\u212a"), b"k", b"K"],
+    [u("\u03a3"), u("\u03c3"), u("\u03c2")],
+    [u("\u00c5"), u("A\u030a"), u("\u212b"), u("\u00e5")],
+    [u("\u1e9e"), b"ss", b"SS"],
+    [u("\u01c4"), u("\u01c5"), u("\u01c6")],
+]
+NOISE = [b"a", b"b", b"resume", u("r\u00e9sum\u00e9"), u("D\u017d"),
+         u("\u2460"), b"1", u("\uff21"), b"zz", u("a\u200db"), b"ab"]
+BAD = [b"caf\xe9", b"CAF\xe9"]
+
+
+def build_t1(root):
+    d1 = mkdir(root, b"one")
+    d2 = mkdir(root, b"two")
+    for i, g in enumerate(GROUPS):
+        for n in g:
+            mkfile(d1 if i % 2 == 0 else d2, n)
+    for n in NOISE:
+        mkfile(d1, n)
+    for n in BAD:
+        mkfile(d2, n)
+    sub = mkdir(root, b"Sub")
+    mkfile(root, b"sub")
+    mkfile(sub, b"x")
+    return {os.fsencode(d1): [g for i, g in enumerate(GROUPS) if i % 2 == 0],
+            os.fsencode(d2): [g for i, g in enumerate(GROUPS) if i % 2 == 1],
+            os.fsencode(root): [[b"Sub", b"sub"]]}
+
+
+def test_known_collisions():
+    root = fresh("t1")
+    expect = build_t1(root)
+    rc, objs, err = jrun(["--casefold", root])
+    check(rc == 4, "collisions -> exit 4 (got %d)" % rc)
+    found = {}
+    for o in by_type(objs, "collision"):
+        d = bytes.fromhex(o["dir_hex"])
+        found.setdefault(os.path.abspath(d), set()).add(names_of(o))
+        win = bytes.fromhex(o["winner"]["name_hex"])
+        check(win == min(names_of(o)),
+              "winner of %r is the bytewise smallest" % names_of(o))
+        check(o["count"] == len(o["names"]), "count field")
+    for d, groups in expect.items():
+        want = {frozenset(g) for g in groups}
+        got = found.get(os.path.abspath(d), set())
+        check(got == want, "groups in %r: missing %r, extra %r" %
+              (d, want - got, got - want))
+    check(set(found) <= {os.path.abspath(d) for d in expect},
+          "no collisions reported elsewhere: %r" % set(found))
+    bad = by_type(objs, "ill_formed")
+    check(sorted(bytes.fromhex(o["name_hex"]) for o in bad) == sorted(BAD)
+          and all(o["offset"] == 3 and o["severity"] == "warning"
+                  for o in bad), "ill-formed names with offsets: %r" % bad)
+    s = summary(objs)
+    check(s.get("collision_groups") == sum(len(g) for g in expect.values())
+          and s.get("colliding_names") ==
+          sum(len(x) for g in expect.values() for x in g)
+          and s.get("ill_formed") == 2 and s.get("exit") == 4
+          and s.get("folding_directories") == 4 and s.get("directories") == 4,
+          "summary: %r" % s)
+    # + one, two, Sub, sub in the root and Sub/x
+    total = sum(len(g) for g in GROUPS) + len(NOISE) + len(BAD) + 5
+    check(s.get("names") == total, "names counted: %r vs %d" %
+          (s.get("names"), total))
+
+    # The text report: winner marked, names escaped, code points shown
+    # for names that look alike.
+    rc, out, err = run(["--casefold", root])
+    text = out.decode("utf-8", "replace")
+    check(rc == 4 and "'README'  (winner)" in text and
+          "'caf\\xe9' (byte offset 3)" in text and
+          "<U+0041 U+030A>" in text and "'Sub' [dir]  (winner)" in text,
+          "text report:\n" + text)
+    check(err == b"", "no progress line or noise when piped: %r" % err)
+
+    # Without --casefold and without attributes nothing folds.
+    rc, objs, err = jrun([root])
+    check(rc == 0 and not by_type(objs, "collision") and
+          summary(objs).get("folding_directories") == 0,
+          "attribute-less tree does not fold without --casefold")
+    # The attribute selects folding directories.
+    os.setxattr(os.path.join(root, "two"), "user.foldfs.casefold", b"1")
+    rc, objs, err = jrun([root])
+    dirs = {os.path.basename(bytes.fromhex(o["dir_hex"]))
+            for o in by_type(objs, "collision")}
+    check(rc == 4 and dirs == {b"two"} and
+          summary(objs).get("folding_directories") == 1,
+          "only the directory with the attribute folds: %r" % dirs)
+
+
+def test_random_model():
+    """Randomized names from characters whose folding every Unicode
+    version agrees on; groups must equal the D145 model's classes."""
+    rnd = random.Random(4242)
+    tokens = ["a", "A", "e", "E", "\u00e9", "\u00c9", "e\u0301", "E\u0301",
+              "s", "S", "\u00df", "ss", "SS", "k", "K", "\u212a", "\u03c3",
+              "\u03a3", "\u03c2", "o", "O", "\u00f6", "o\u0308", "\u00d6",
+              "x", "\u00c5", "\u212b", "a\u030a", "\u0130", "i", "I",
+              "\u0131", "\u01c4", "\u01c6", "\u1f88", "\u1f80"]
+    root = fresh("t-random")
+    dirs = [mkdir(root, b"d%d" % i) for i in range(4)]
+    made = {d: set() for d in dirs}
+    for _ in range(2500):
+        name = "".join(rnd.choice(tokens) for _ in range(rnd.randint(1, 4)))
+        d = rnd.choice(dirs)
+        b = u(name)
+        if b in made[d]:
+            continue
+        made[d].add(b)
+        mkfile(d, b, b"")
+    rc, objs, err = jrun(["--casefold", root])
+    got = {}
+    for o in by_type(objs, "collision"):
+        got.setdefault(os.path.basename(bytes.fromhex(o["dir_hex"])),
+                       set()).add(names_of(o))
+    ok = True
+    for d in dirs:
+        classes = {}
+        for b in made[d]:
+            classes.setdefault(key_model(b), set()).add(b)
+        want = {frozenset(v) for v in classes.values() if len(v) > 1}
+        have = got.get(os.path.basename(os.fsencode(d)), set())
+        if want != have:
+            ok = False
+            print("model mismatch in %s: missing %r extra %r" %
+                  (d, list(want - have)[:3], list(have - want)[:3]))
+    check(ok, "2500 random names: groups equal the NFD(casefold(NFD)) model")
+    check(rc == 4, "random tree has collisions")
+
+
+def test_json_escaping():
+    root = fresh("t-json")
+    names = [b"new\nline", b"New\nLine", b'quo"te', b"back\\slash",
+             b'QUO"TE', b"Back\\Slash",
+             b"ctl\x01", b"Ctl\x01", b"tab\t", b"\xff\xfe", b"\xffX",
+             u("\u2028sep"), u("\u2028SEP"), u("\U0001F600")]
+    for n in names:
+        mkfile(root, n)
+    rc, objs, err = jrun(["--casefold", root])
+    listed = set(os.listdir(os.fsencode(root)))
+    ok = True
+    for o in objs:
+        for k, v in list(o.items()):
+            if k.endswith("_hex") and k != "dir_hex" and isinstance(v, str):
+                b = bytes.fromhex(v)
+                base = k[:-4]
+                if o["type"] in ("collision", "ill_formed") and b not in listed:
+                    ok = False
+                s = o.get(base)
+                try:
+                    if isinstance(s, str) and s != b.decode("utf-8"):
+                        ok = False
+                except UnicodeDecodeError:
+                    # ill-formed bytes appear as \xNN text
+                    if "\\xff" not in s:
+                        ok = False
+        for n in (o["names"] if isinstance(o.get("names"), list) else []):
+            if bytes.fromhex(n["name_hex"]) not in listed:
+                ok = False
+    check(ok, "JSON names round-trip to the exact bytes on disk")
+    groups = {names_of(o) for o in by_type(objs, "collision")}
+    want = {frozenset([b"new\nline", b"New\nLine"]),
+            frozenset([b"ctl\x01", b"Ctl\x01"]),
+            frozenset([b'quo"te', b'QUO"TE']),
+            frozenset([b"back\\slash", b"Back\\Slash"]),
+            frozenset([u("\u2028sep"), u("\u2028SEP")])}
+    check(groups == want, "collisions among odd names: %r" % groups)
+    bad = {bytes.fromhex(o["name_hex"]): o for o in by_type(objs,
+                                                              "ill_formed")}
+    check(set(bad) == {b"\xff\xfe", b"\xffX"} and
+          bad[b"\xffX"]["name"] == "\\xffX" and bad[b"\xffX"]["offset"] == 0,
+          "ill-formed names in JSON: %r" % bad)
+    check(by_type(objs, "tree") and objs[0]["type"] == "tree" and
+          objs[-1]["type"] == "summary", "tree object first, summary last")
+    raw = run(["--json", "--casefold", root])[1]
+    check(b"ctl\\u0001" in raw and b"new\\u000aline" in raw and
+          b"\\u2028sep" in raw and b'quo\\"te' in raw and
+          b"back\\\\slash" in raw, "control characters escaped as \\u00XX")
+
+
+def test_exit_codes():
+    clean = fresh("t-clean")
+    mkfile(clean, b"a")
+    mkfile(clean, b"B")
+    mkdir(clean, b"c")
+    rc, out, err = run(["--casefold", clean])
+    check(rc == 0 and b"exit 0" in out, "clean tree -> 0 (%d)" % rc)
+    coll = fresh("t-coll")
+    mkfile(coll, b"x")
+    mkfile(coll, b"X")
+    check(run(["--casefold", coll])[0] == 4, "collision -> 4")
+    check(run(["--casefold", clean, coll])[0] == 4, "two PATHs OR together")
+    rc, out, err = run(["--casefold", os.path.join(TMP, "does-not-exist")])
+    check(rc == 8 and b"does-not-exist" in err, "missing PATH -> 8")
+    check(run(["--bogus"])[0] == 16, "unknown option -> 16")
+    check(run([])[0] == 16, "no PATH -> 16")
+    check(run(["--yes", clean])[0] == 16, "--yes without --fix -> 16")
+    rc, out, err = run(["--casefold", "--fix", "--yes", "--log",
+                        os.path.join(TMP, "coll.log"), coll])
+    check(rc == 1, "--fix --yes corrected -> 1 (%d)" % rc)
+    check(run(["--casefold", coll])[0] == 0, "after the fix -> 0")
+
+    # An unreadable directory: reported, the walk goes on (8 | 4).
+    part = fresh("t-partial")
+    a = mkdir(part, b"a")
+    locked = mkdir(part, b"locked")
+    z = mkdir(part, b"z")
+    for d in (a, z):
+        mkfile(d, b"Q")
+        mkfile(d, b"q")
+    mkfile(locked, b"hidden")
+    os.chmod(locked, 0)
+    user = 65534 if os.geteuid() == 0 else None
+    if user is not None and shutil.which("setpriv") is None:
+        check(False, "setpriv needed to test as an unprivileged user")
+    else:
+        rc, objs, err = jrun(["--casefold", part], user=user)
+        colls = by_type(objs, "collision")
+        errs = by_type(objs, "error")
+        check(rc == 12, "unreadable part + collisions -> 8|4 = 12 (%d)" % rc)
+        check(len(colls) == 2, "walk continued past the error: %d" %
+              len(colls))
+        check(len(errs) == 1 and errs[0]["errno"] == 13 and
+              bytes.fromhex(errs[0]["dir_hex"]).endswith(b"locked"),
+              "error object names the directory: %r" % errs)
+        check(b"locked" in err and b"Permission denied" in err,
+              "error on stderr: %r" % err)
+    os.chmod(locked, 0o755)
+
+    # Strict record: ill-formed names are errors (4); otherwise warnings.
+    st = fresh("t-strict")
+    mkfile(st, b"ok")
+    mkfile(st, b"bad\xc3")
+    rc, objs, err = jrun(["--casefold", st])
+    check(rc == 0 and by_type(objs, "ill_formed")[0]["severity"] ==
+          "warning", "non-strict ill-formed -> warning, exit 0 (%d)" % rc)
+    rc, objs, err = jrun(["--casefold", "--flags", "strict", st])
+    check(rc == 4 and by_type(objs, "ill_formed")[0]["severity"] == "error",
+          "strict ill-formed -> error, exit 4 (%d)" % rc)
+
+
+def test_fix_undo():
+    root = fresh("t-fix")
+    build_t1(root)
+    # nested: both spellings of a directory hold colliding names
+    d1 = mkdir(root, b"Docs")
+    d2 = mkdir(root, b"docs")
+    for d in (d1, d2):
+        mkfile(d, b"Report.txt")
+        mkfile(d, b"report.txt")
+        mkfile(d, b"REPORT.txt")
+    # the first candidate spelling is already taken by an unrelated name
+    mkfile(d1, b"report (2).txt", b"keep me\n")
+    # a long name: the new spelling must be shortened on a char boundary
+    mkfile(d1, u("\u00c9" * 127) + b"x")
+    mkfile(d1, u("\u00e9" * 127) + b"x")
+    os.symlink(b"target", os.path.join(os.fsencode(d1), b"Link"))
+    os.symlink(b"target2", os.path.join(os.fsencode(d1), b"link"))
+    before = listing(root)
+
+    rc, objs, err = jrun(["--casefold", "--fix", root])
+    check(rc == 4 and listing(root) == before,
+          "dry run: exit 4, tree unchanged (%d)" % rc)
+    dry = by_type(objs, "rename")
+    check(dry and all(o["status"] == "dry-run" for o in dry),
+          "dry run lists would-be renames")
+
+    log = os.path.join(TMP, "t-fix.log")
+    if os.path.exists(log):
+        os.unlink(log)
+    rc, objs, err = jrun(["--casefold", "--fix", "--yes", "--log", log, root])
+    after = listing(root)
+    ren = by_type(objs, "rename")
+    check(rc == 1, "--fix --yes -> 1 (%d) %r" % (rc, err))
+    check(len(after) == len(before) and contents(after) == contents(before),
+          "no entry lost or changed by --fix")
+    check(all(o["status"] == "done" for o in ren) and
+          [o["from_hex"] for o in ren] == [o["from_hex"] for o in dry] and
+          [o["to_hex"] for o in ren] == [o["to_hex"] for o in dry],
+          "real run renames what the dry run announced")
+    logl = [l for l in open(log, "rb").read().split(b"\n")
+            if l.startswith(b"rename ")]
+    check(len(logl) == len(ren) == summary(objs).get("renamed"),
+          "one log line per rename (%d/%d)" % (len(logl), len(ren)))
+    d1b = os.fsencode(d1)
+    check(open(os.path.join(d1b, b"report (2).txt"), "rb").read() ==
+          b"keep me\n", "existing 'report (2).txt' untouched")
+    news = [bytes.fromhex(o["to_hex"]) for o in ren]
+    check(all(len(n) <= 255 for n in news) and
+          all(n.decode("utf-8") for n in news),
+          "new names are well-formed and at most 255 bytes")
+    check(any(n.endswith(b" (2)x") or n.endswith(b" (2)") for n in news
+              if len(n) > 200), "long name shortened: %r" %
+          [n for n in news if len(n) > 200])
+    winners = set()
+    for o in by_type(objs, "collision"):
+        winners.add((bytes.fromhex(o["dir_hex"]),
+                     bytes.fromhex(o["winner"]["name_hex"])))
+    check(all(os.path.lexists(os.path.join(
+        os.path.join(os.fsencode(TMP), d) if not os.path.isabs(d) else d, w))
+        for d, w in winners if not d.endswith(b"docs")),
+        "every winner keeps its name")
+    rc, objs2, err = jrun(["--casefold", root])
+    check(rc == 0 and not by_type(objs2, "collision"),
+          "no collisions after --fix (%d)" % rc)
+
+    rc, out, err = run(["--undo", log])
+    check(rc == 0, "--undo -> 0 (%d) %r" % (rc, out[-300:]))
+    check(listing(root) == before, "--undo restores the exact original tree")
+    # Undoing again changes nothing (renamed directories named in the log
+    # no longer exist, which is reported).
+    rc, out, err = run(["--undo", log])
+    check(rc in (0, 8) and listing(root) == before and b"skipped" in out,
+          "second --undo changes nothing (%d)" % rc)
+
+    # Conflict: the original name came back meanwhile -> never overwritten.
+    os.unlink(log)
+    rc, objs, err = jrun(["--casefold", "--fix", "--yes", "--log", log, root])
+    r0 = by_type(objs, "rename")[0]
+    dd = bytes.fromhex(r0["dir_hex"])
+    dd = dd if os.path.isabs(dd) else os.path.join(os.fsencode(TMP), dd)
+    oldp = os.path.join(dd, bytes.fromhex(r0["from_hex"]))
+    mkfile(dd, bytes.fromhex(r0["from_hex"]), b"newcomer\n")
+    rc, out, err = run(["--undo", log])
+    check(rc == 4 and open(oldp, "rb").read() == b"newcomer\n" and
+          os.path.lexists(os.path.join(dd, bytes.fromhex(r0["to_hex"]))),
+          "--undo conflict: exit 4, nothing overwritten (%d)" % rc)
+    # Malformed log: nothing is undone.
+    badlog = os.path.join(TMP, "bad.log")
+    open(badlog, "w").write("# foldfs-check rename log, format 1\n"
+                            "rename zz 61 62\n")
+    check(run(["--undo", badlog])[0] == 8, "malformed log -> 8")
+    open(badlog, "w").write("hello\n")
+    check(run(["--undo", badlog])[0] == 8, "not a log -> 8")
+
+
+def many_collisions(root, ndirs=30, ngroups=20):
+    for i in range(ndirs):
+        d = mkdir(root, b"dir%02d" % i)
+        for j in range(ngroups):
+            for n in (b"File%d.txt" % j, b"file%d.txt" % j,
+                      b"FILE%d.TXT" % j):
+                mkfile(d, n)
+    return ndirs * ngroups * 2
+
+
+def log_renames(log):
+    out = []
+    for l in open(log, "rb").read().split(b"\n"):
+        w = l.split(b" ")
+        if len(w) == 4 and w[0] == b"rename":
+            out.append(tuple(bytes.fromhex(x.decode()) for x in w[1:]))
+    return out
+
+
+def test_interrupted():
+    root = fresh("t-int")
+    total = many_collisions(root)
+    before = listing(root)
+    log = os.path.join(TMP, "t-int.log")
+    if os.path.exists(log):
+        os.unlink(log)
+    rc, out, err = run(["--casefold", "--fix", "--yes", "--log", log, root],
+                       env={"FOLDFS_CHECK_STOP_AFTER": "137"})
+    check(rc == -signal.SIGKILL, "test hook kills after 137 renames (%d)" % rc)
+    mid = listing(root)
+    lr = log_renames(log)
+    check(len(lr) == 137, "log holds exactly the 137 renames (%d)" % len(lr))
+    check(all(not os.path.lexists(os.path.join(d, o)) and
+              os.path.lexists(os.path.join(d, n)) for d, o, n in lr),
+          "every logged rename happened")
+    check(len(mid) == len(before) and contents(mid) == contents(before),
+          "interrupted: no name or content lost")
+    rc, out, err = run(["--casefold", "--fix", "--yes", "--log", log, root])
+    check(rc == 1, "re-run completes (%d)" % rc)
+    check(len(log_renames(log)) == total, "log complete: %d renames" %
+          len(log_renames(log)))
+    check(run(["--casefold", root])[0] == 0, "clean after the re-run")
+    rc, out, err = run(["--undo", log])
+    check(rc == 0 and listing(root) == before,
+          "undo of the two runs restores the original (%d)" % rc)
+
+    # A real kill -9 at an arbitrary moment.
+    os.unlink(log)
+    p = subprocess.Popen([CHECK, "--casefold", "--fix", "--yes", "--log", log,
+                          "-q", root], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    deadline = time.time() + 30
+    while time.time() < deadline and p.poll() is None:
+        if os.path.exists(log) and len(log_renames(log)) >= 50:
+            break
+        time.sleep(0.001)
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    mid = listing(root)
+    lr = log_renames(log)
+    happened = [os.path.lexists(os.path.join(d, n)) and
+                not os.path.lexists(os.path.join(d, o)) for d, o, n in lr]
+    # Only the last logged rename may be missing (logged, then killed).
+    check(all(happened[:-1]) if happened else True,
+          "kill -9: all logged renames but the last happened")
+    check(len(mid) == len(before) and contents(mid) == contents(before),
+          "kill -9 after %d renames: no name or content lost" % len(lr))
+    print("kill -9 landed after %d logged renames" % len(lr))
+    rc, out, err = run(["--casefold", "--fix", "--yes", "--log", log, root])
+    check(rc in (0, 1) and run(["--casefold", root])[0] == 0,
+          "re-run after kill -9 completes (%d)" % rc)
+    rc, out, err = run(["--undo", log])
+    check(rc == 0 and listing(root) == before,
+          "undo after kill -9 + re-run restores the original (%d)" % rc)
+
+
+def load_ucd():
+    ages = {}
+    for l in open(os.path.join(args.ucd, "DerivedAge.txt")):
+        l = l.split("#")[0].strip()
+        if not l:
+            continue
+        r, a = [x.strip() for x in l.split(";")]
+        lo, _, hi = r.partition("..")
+        for c in range(int(lo, 16), int(hi or lo, 16) + 1):
+            ages[c] = a
+    folds = {}
+    for l in open(os.path.join(args.ucd, "CaseFolding.txt")):
+        l = l.split("#")[0].strip()
+        if not l:
+            continue
+        f = [x.strip() for x in l.split(";")]
+        if f[1] in ("C", "F"):
+            folds[int(f[0], 16)] = [int(x, 16) for x in f[2].split()]
+    return ages, folds
+
+
+def vtuple(a):
+    return tuple(int(x) for x in a.split("."))
+
+
+def test_upgrade():
+    ages, folds = load_ucd()
+    # Code points assigned after 12.1 (and up to 15.0) that case fold to a
+    # single code point: each pair collides only under the newer tables.
+    new = sorted(c for c, f in folds.items()
+                 if (12, 1) < vtuple(ages.get(c, "0.0")) <= (15, 0)
+                 and len(f) == 1)
+    pick = [new[i] for i in range(0, len(new), max(1, len(new) // 6))][:6]
+    check(len(pick) >= 3, "found new case pairs in the UCD: %r" % pick)
+    root = fresh("t-upgrade")
+    d = mkdir(root, b"d")
+    for c in pick:
+        mkfile(d, u(chr(c)) + b".txt")
+        mkfile(d, u(chr(folds[c][0])) + b".txt")
+    mkfile(d, b"Old.txt")
+    mkfile(d, b"old.txt")     # collides under both versions: not a change
+    mkfile(d, b"plain")
+    rc, objs, err = jrun(["--casefold", "--upgrade-to", "15.0", root])
+    check(rc == 4, "upgrade with changes -> 4 (%d)" % rc)
+    wc = by_type(objs, "would_collide")
+    cc = by_type(objs, "class_change")
+    ok = True
+    for c in pick:
+        want = frozenset([u(chr(c)) + b".txt", u(chr(folds[c][0])) + b".txt"])
+        hit = [o for o in wc if names_of(o) == want]
+        cps = {p["cp"]: p["age"] for o in hit for p in o["code_points"]}
+        tag = "U+%04X" % c
+        if len(hit) != 1 or cps.get(tag) != ages[c]:
+            ok = False
+            print("U+%04X (age %s): would_collide %r" % (c, ages[c], hit))
+        ch = [o for o in cc if bytes.fromhex(o["name_hex"]) ==
+              u(chr(c)) + b".txt"]
+        if len(ch) != 1 or tag not in [p["cp"] for p in ch[0]["code_points"]]:
+            ok = False
+            print("no class_change naming %s: %r" % (tag, ch))
+        for o in hit + ch:
+            for p in o["code_points"]:
+                a = vtuple(p["age"])
+                if not ((12, 1) < a <= (15, 0)):
+                    ok = False
+    check(ok, "upgrade report names %d new code points with their ages %s" %
+          (len(pick), [(hex(c), ages[c]) for c in pick]))
+    check(len(wc) == len(pick), "no other new collisions: %d" % len(wc))
+    involved = {bytes.fromhex(n["name_hex"]) for o in wc for n in o["names"]}
+    involved |= {bytes.fromhex(o["name_hex"]) for o in cc}
+    check(not involved & {b"Old.txt", b"old.txt", b"plain"},
+          "names made of old characters are not reported")
+    check(summary(objs).get("would_collide") == len(pick) and
+          summary(objs).get("target") == "utf8-15.0.0", "upgrade summary")
+    rc, out, err = run(["--casefold", "--upgrade-to", "15.0", root])
+    c0 = pick[0]
+    check(("U+%04X (%s)" % (c0, ages[c0])).encode() in out and
+          b"would collide under utf8-15.0.0" in out, "text upgrade report")
+    # And back down: the pairs would stop colliding.
+    rc, objs, err = jrun(["--casefold", "--encoding", "utf8-15.0",
+                          "--upgrade-to", "12.1", root])
+    check(rc == 4 and len(by_type(objs, "would_split")) == len(pick),
+          "downgrade splits the pairs (%d)" % len(by_type(objs,
+                                                          "would_split")))
+    # An upgrade that changes nothing.
+    calm = fresh("t-upgrade-calm")
+    for n in (b"a", b"B", u("\u00e9"), u("\u00c9t\u00e9")):
+        mkfile(calm, n)
+    rc, objs, err = jrun(["--casefold", "--upgrade-to", "15.0", calm])
+    check(rc == 0 and summary(objs).get("class_changes") == 0,
+          "upgrade without changes -> 0 (%d)" % rc)
+
+
+def test_profiles():
+    root = fresh("t-profile")
+    for n in (u("\uff21bc"), b"abc", u("a\u200db"), b"ab", b"plain"):
+        mkfile(root, n)
+    rc, objs, err = jrun(["--casefold", "--compat", root])
+    wc = by_type(objs, "would_collide")
+    check(rc == 4 and len(wc) == 1 and
+          names_of(wc[0]) == {u("\uff21bc"), b"abc"} and
+          "U+FF21" in [p["cp"] for p in wc[0]["code_points"]],
+          "--compat: fullwidth A would match (%r)" % wc)
+    rc, objs, err = jrun(["--casefold", "--ignorables", root])
+    wc = by_type(objs, "would_collide")
+    check(rc == 4 and len(wc) == 1 and
+          names_of(wc[0]) == {u("a\u200db"), b"ab"} and
+          "U+200D" in [p["cp"] for p in wc[0]["code_points"]],
+          "--ignorables: ZWJ would be dropped (%r)" % wc)
+    rc, objs, err = jrun(["--casefold", "--flags", "compat", "--compat", root])
+    ws = by_type(objs, "would_split")
+    check(rc == 4 and len(ws) == 1 and
+          names_of(ws[0]) == {u("\uff21bc"), b"abc"},
+          "compat record, --compat flips it off: split (%r)" % ws)
+
+
+def test_casefold_dir():
+    root = fresh("t-cfdir")
+    top = mkdir(root, b"Top")
+    a = mkdir(top, b"A")
+    b = mkdir(a, b"B")
+    mkfile(top, b"f")
+    mkfile(b, b"Note")
+    mkfile(b, b"NOTE")
+    before = listing(root)
+    rc, out, err = run(["--casefold-dir", top])
+    check(rc == 4 and listing(root) == before and b"refusing" in err,
+          "--casefold-dir refuses with collisions, changes nothing (%d)" % rc)
+    rc, out, err = run(["--casefold-dir", top, "--fix", "--yes", "--log",
+                        os.path.join(TMP, "cfdir.log")])
+    check(rc == 1, "--casefold-dir --fix --yes -> 1 (%d) %r" % (rc, err))
+    dirs = [x for x in listing(root) if x[1] == "d"]
+    check(all(x[3] == b"1" for x in dirs if x[0].startswith(b"Top")) and
+          len(dirs) == 3, "attribute set on DIR and every subdirectory")
+    rc, objs, err = jrun([root])
+    check(rc == 0 and summary(objs).get("folding_directories") == 3,
+          "attribute-driven check is clean afterwards (%d)" % rc)
+    # The two steps separately: --fix, then --casefold-dir.
+    two = fresh("t-cfdir3")
+    sub = mkdir(two, b"S")
+    mkfile(sub, b"Dup")
+    mkfile(sub, b"DUP")
+    check(run(["--casefold-dir", two])[0] == 4, "refused before --fix")
+    rc, out, err = run(["--casefold", "--fix", "--yes", "--log",
+                        os.path.join(TMP, "cfdir3.log"), two])
+    check(rc == 1, "--fix alone -> 1 (%d)" % rc)
+    rc, out, err = run(["--casefold-dir", two])
+    check(rc == 0 and os.getxattr(sub, "user.foldfs.casefold") == b"1",
+          "--casefold-dir succeeds after --fix (%d)" % rc)
+    clean = fresh("t-cfdir2")
+    mkfile(mkdir(clean, b"x"), b"y")
+    rc, objs, err = jrun(["--casefold-dir", clean])
+    check(rc == 0 and summary(objs).get("casefold_set") == 2,
+          "--casefold-dir on a clean tree -> 0, 2 dirs (%d)" % rc)
+
+
+def record_text(root):
+    return open(os.path.join(root, ".foldfs"), "rb").read()
+
+
+def test_set_encoding_info():
+    root = fresh("t-setenc")
+    fold = mkdir(root, b"fold")
+    plain = mkdir(root, b"plain")
+    os.setxattr(fold, "user.foldfs.casefold", b"1")
+    mkfile(plain, u("\ua7c7"))
+    mkfile(plain, u("\ua7c8"))   # in a non-folding directory: irrelevant
+    mkfile(fold, u("\ua7c7x"))
+    mkfile(fold, b"ok")
+
+    rc, out, err = run(["--info", root])
+    check(rc == 1 and b"no encoding record" in out, "--info without record")
+    rc, out, err = run(["--set-encoding", "utf8-12.1", root])
+    check(rc == 0 and b"encoding=utf8-12.1.0\n" in record_text(root),
+          "--set-encoding creates the record (%d)" % rc)
+    rc, out, err = run(["--info", root])
+    check(rc == 0 and b"Encoding:                 utf8-12.1.0" in out and
+          b"Unicode version:          12.1.0" in out, "--info: %r" % out)
+    rc, objs, err = jrun(["--info", root])
+    check(rc == 0 and objs[0]["encoding"] == "utf8-12.1.0", "--info --json")
+
+    rec = record_text(root)
+    rc, objs, err = jrun(["--set-encoding", "utf8-15.0", root])
+    check(rc == 4 and record_text(root) == rec and
+          by_type(objs, "class_change"),
+          "--set-encoding refused when a class changes (%d)" % rc)
+    # Strict refused while an ill-formed name sits in a folding directory.
+    mkfile(fold, b"bad\xff")
+    rc, out, err = run(["--set-encoding", "utf8-12.1", "--set-flags",
+                        "strict", root])
+    check(rc == 4 and record_text(root) == rec,
+          "--set-flags strict refused with an ill-formed name (%d)" % rc)
+    os.unlink(os.path.join(os.fsencode(fold), b"bad\xff"))
+    os.unlink(os.path.join(os.fsencode(fold), u("\ua7c7x")))
+    mkfile(fold, u("\ua7c8x"))   # lower case: same class in both versions
+    rc, out, err = run(["--set-encoding", "utf8-15.0", root])
+    check(rc == 0 and b"encoding=utf8-15.0.0\n" in record_text(root),
+          "--set-encoding proceeds when nothing changes (%d)" % rc)
+    # The record is found from a subdirectory and .foldfs is not a name.
+    rc, objs, err = jrun([fold])
+    t = by_type(objs, "tree")[0]
+    check(t["encoding"] == "utf8-15.0.0" and t["record"] and
+          t["record"].endswith("/.foldfs"), "record found upward: %r" % t)
+    rc, objs, err = jrun(["--casefold", root])
+    check(summary(objs).get("names") == 6, "record file is not counted (%r)"
+          % summary(objs).get("names"))
+    # A malformed record is an operational error with a clear message.
+    open(os.path.join(root, ".foldfs"), "w").write(
+        "format=1\nencoding=utf8\ncolour=blue\n")
+    rc, out, err = run([root])
+    check(rc == 8 and b"unknown key 'colour'" in err,
+          "malformed record -> 8: %r" % err)
+    rc, out, err = run(["--info", root])
+    check(rc == 8 and b"line 3" in err, "--info on a malformed record")
+
+
+def test_deep():
+    root = fresh("t-deep")
+    p = os.fsencode(root)
+    branch = []
+    for i in range(150):
+        p = os.path.join(p, b"L%d" % i)
+        os.mkdir(p)
+        if i % 30 == 0:
+            branch.append(p)
+    mkfile(p, b"Bottom")
+    mkfile(p, b"bottom")
+    for bp in branch:
+        for k in range(3):
+            q = os.path.join(bp, b"side%d" % k)
+            os.mkdir(q)
+            mkfile(q, b"S")
+            mkfile(q, b"s")
+    res = []
+    for m in ("2", "64"):
+        rc, objs, err = jrun(["--casefold", "--max-fds", m, root])
+        res.append((rc, sorted((o["dir_hex"], o["winner"]["name_hex"])
+                               for o in by_type(objs, "collision"))))
+    check(res[0] == res[1] and res[0][0] == 4 and
+          len(res[0][1]) == 1 + 3 * len(branch),
+          "deep tree: same findings with 2 fds as with 64 (%d)" %
+          len(res[0][1]))
+
+
+def test_progress():
+    root = fresh("t-progress")
+    for i in range(20):
+        d = mkdir(root, b"d%d" % i)
+        for j in range(50):
+            mkfile(d, b"f%d" % j, b"")
+    env = {"FOLDFS_CHECK_PROGRESS_MS": "0"}   # show at once (test hook)
+    rc, out, err = run(["--casefold", root], env=env)
+    check(rc == 0 and err == b"", "no progress line when stderr is a pipe")
+    rc, out, err = run(["--casefold", "--progress", root], env=env)
+    check(b"\r\x1b[K" in err and b"names" in err,
+          "--progress forces it: %r" % err[:80])
+    if not shutil.which("script"):
+        check(False, "script(1) is needed to test the terminal case")
+        return
+    for opt, want in (("", True), ("--no-progress", False)):
+        cmd = "%s --casefold %s %s >/dev/null" % (CHECK, opt, root)
+        e = dict(os.environ)
+        e.update(env)
+        p = subprocess.run(["script", "-qec", cmd, "/dev/null"],
+                           capture_output=True, env=e, cwd=TMP)
+        got = b"\r\x1b[K" in p.stdout and b" names" in p.stdout
+        check(got == want, "terminal %s: progress %s (%r)" %
+              (opt or "default", "shown" if want else "hidden",
+               p.stdout[-120:]))
+
+
+def mounted(mnt):
+    want = os.path.realpath(mnt)
+    with open("/proc/self/mountinfo") as f:
+        return any(l.split()[4] == want for l in f)
+
+
+def test_daemon_agrees():
+    """The winner foldfs-check reports is the file a foldfs mount opens
+    for any other spelling (skipped without the daemon or /dev/fuse)."""
+    daemon = os.path.join(BUILD, "foldfs")
+    if not os.access(daemon, os.X_OK) or not os.path.exists("/dev/fuse"):
+        print("test_daemon_agrees: skipped (no %s or /dev/fuse)" % daemon)
+        return
+    root = fresh("t-daemon")
+    src = mkdir(root, b"src")
+    mnt = mkdir(root, b"mnt")
+    d = mkdir(src, b"d")
+    for g in GROUPS:
+        for n in g:
+            mkfile(d, n)
+    rc, objs, err = jrun(["--casefold", src])
+    groups = [(names_of(o), bytes.fromhex(o["winner"]["name_hex"]))
+              for o in by_type(objs, "collision")]
+    check(len(groups) == len(GROUPS), "groups found before mounting")
+    p = subprocess.Popen([daemon, src, mnt, "-f", "-o", "casefold"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    for _ in range(200):
+        if mounted(mnt) or p.poll() is not None:
+            break
+        time.sleep(0.05)
+    if not mounted(mnt):
+        p.kill()
+        check(False, "foldfs did not mount: %r" % p.stderr.read())
+        return
+    try:
+        md = os.path.join(os.fsencode(mnt), b"d")
+        ok = True
+        for names, win in groups:
+            want = open(os.path.join(os.fsencode(d), win), "rb").read()
+            # spellings that are not stored: the model key, upper case
+            for other in (key_model(win), key_model(win).upper(),
+                          unicodedata.normalize("NFC", key_model(win))):
+                ob = u(other)
+                if ob in names:
+                    continue
+                got = open(os.path.join(md, ob), "rb").read()
+                if got != want:
+                    ok = False
+                    print("lookup %r: got %r, want winner %r" %
+                          (ob, got[:30], win))
+            for n in names:   # exact spellings find themselves
+                if open(os.path.join(md, n), "rb").read() != \
+                        open(os.path.join(os.fsencode(d), n), "rb").read():
+                    ok = False
+                    print("exact lookup %r found another file" % n)
+        check(ok, "the mount opens the reported winner for other spellings")
+        check(set(os.listdir(md)) == set(os.listdir(os.fsencode(d))),
+              "the mount lists every stored name")
+    finally:
+        subprocess.run(["fusermount3", "-u", mnt])
+        try:
+            p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+
+
+def test_help():
+    rc, out, err = run(["--help"])
+    for opt in ("--encoding", "--casefold", "--upgrade-to", "--compat",
+                "--ignorables", "--fix", "--yes", "--undo", "--casefold-dir",
+                "--info", "--set-encoding", "--json", "Exit status"):
+        check(rc == 0 and opt.encode() in out, "--help mentions " + opt)
+    rc, out, err = run(["--version"])
+    check(rc == 0 and out.startswith(b"foldfs-check "), "--version")
+
+
+os.makedirs(TMP, exist_ok=True)
+os.chmod(TMP, 0o755)
+for t in (test_record_unit, test_known_collisions, test_random_model,
+          test_json_escaping, test_exit_codes, test_fix_undo,
+          test_interrupted, test_upgrade, test_profiles, test_casefold_dir,
+          test_set_encoding_info, test_deep, test_progress,
+          test_daemon_agrees, test_help):
+    before = failed
+    try:
+        t()
+    except Exception as ex:  # a crash in a test is a failure, not an abort
+        import traceback
+        traceback.print_exc()
+        check(False, "%s raised %r" % (t.__name__, ex))
+    print("%-26s %s" % (t.__name__, "ok" if failed == before else
+                        "FAILED (%d)" % (failed - before)))
+if not failed:   # keep the trees for a post-mortem only
+    subprocess.run(["chmod", "-R", "u+rwx", TMP])
+    shutil.rmtree(TMP, ignore_errors=True)
+print("%d passed, %d failed" % (passed, failed))
+sys.exit(1 if failed else 0)

@@ -1,0 +1,1264 @@
+/*
+ * fs-basic.c - folding semantics of a mounted foldfs view, checked through
+ * real system calls and the usual tools (touch, mv, chattr, lsattr,
+ * readlink, mount): equivalent spellings, exact readdir bytes, ill-formed
+ * names (strict and not), EEXIST rules, renames, the casefold attribute and
+ * its inheritance, nesting, symlinks, hard links, open fds across
+ * re-creation, name preservation, xattrs, a 5,000-entry directory,
+ * collisions already present in SOURCE, the encoding record, and the
+ * hidden .foldfs.  In the spirit of xfstests generic/556; written anew.
+ */
+#define _GNU_SOURCE
+#define _FILE_OFFSET_BITS 64
+#include "harness.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#ifndef FS_CASEFOLD_FL
+#define FS_CASEFOLD_FL 0x40000000
+#endif
+
+static const char *only; /* --only SECTION */
+
+static const char help[] =
+	"NAME\n"
+	"    fs-basic - integration test of foldfs folding semantics\n"
+	"\n"
+	"SYNOPSIS\n"
+	"    fs-basic [--foldfs PATH] [--root DIR] [--watchdog SECS] [--only NAME] [-q|-v]\n"
+	"\n"
+	"DESCRIPTION\n"
+	"    Mounts fresh SOURCE trees with the foldfs daemon (-f, in the\n"
+	"    background), checks lookups by equivalent spellings, exact readdir\n"
+	"    bytes, ill-formed names, EEXIST rules, renames, chattr +F/-F,\n"
+	"    nesting, symlinks, hard links, open fds, name preservation, xattrs,\n"
+	"    a 5,000-entry directory, SOURCE collisions, the encoding record and\n"
+	"    the hidden .foldfs; unmounts everything at exit.  Must run as root\n"
+	"    with /dev/fuse and fuse3 (fusermount3) installed.\n"
+	"\n"
+	"OPTIONS\n"
+	"    --foldfs PATH   daemon binary (default $FOLDFS, else build/foldfs)\n"
+	"    --root DIR      scratch directory (default: a new /tmp/fstest-XXXXXX)\n"
+	"    --watchdog S    abort (and clean up) after S seconds (default 300)\n"
+	"    --only NAME     run one section: lookup illformed eexist ocreat rename\n"
+	"                    chattr nesting symlink hardlink openfd preserve xattr\n"
+	"                    bigdir collide record hidden strict compat ascii\n"
+	"                    ignorables daemon options cli\n"
+	"    -q / -v         print only failures / every check (default)\n"
+	"\n"
+	"EXIT STATUS\n"
+	"    0 if every check passed, 1 otherwise.  The last line is\n"
+	"    \"N passed, N failed\".\n";
+
+static int extra_opt(const char *o, const char *v)
+{
+	if (!strcmp(o, "--only") && v) {
+		only = v;
+		return 1;
+	}
+	return -1;
+}
+
+static int want(const char *sec)
+{
+	return !only || !strcmp(only, sec);
+}
+
+/* ---- helpers ---------------------------------------------------------- */
+
+static int mkfile(const char *path, const char *content)
+{
+	return t_write_file(path, content);
+}
+
+static int get_flags(const char *path, int *fl)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	int r = ioctl(fd, FS_IOC_GETFLAGS, fl);
+	int e = errno;
+	close(fd);
+	errno = e;
+	return r;
+}
+
+/* Set or clear FS_CASEFOLD_FL the way chattr does: read, modify, write. */
+static int set_casefold(const char *path, int on)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	int fl = 0;
+	int r = ioctl(fd, FS_IOC_GETFLAGS, &fl);
+	if (r == 0) {
+		fl = on ? (fl | FS_CASEFOLD_FL) : (fl & ~FS_CASEFOLD_FL);
+		r = ioctl(fd, FS_IOC_SETFLAGS, &fl);
+	}
+	int e = errno;
+	close(fd);
+	errno = e;
+	return r;
+}
+
+static int has_casefold(const char *path)
+{
+	int fl = 0;
+	if (get_flags(path, &fl) == -1)
+		return -1;
+	return (fl & FS_CASEFOLD_FL) != 0;
+}
+
+/* lsattr -d PATH: does the flag field contain F? -1 if lsattr failed. */
+static int lsattr_F(const char *path)
+{
+	char out[4096];
+	const char *argv[] = {"lsattr", "-d", path, NULL};
+	int rc = t_run(argv, out, sizeof out, 10);
+	if (rc != 0) {
+		t_note("lsattr -d %s: exit %d: %s", path, rc, out);
+		return -1;
+	}
+	char *sp = strchr(out, ' ');
+	if (sp)
+		*sp = 0;
+	return strchr(out, 'F') != NULL;
+}
+
+static int src_casefold_xattr(const char *srcpath)
+{
+	char v[16];
+	ssize_t n = lgetxattr(srcpath, "user.foldfs.casefold", v, sizeof v);
+	return n == 1 && v[0] == '1';
+}
+
+static int same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	if (lstat(a, &sa) == -1 || lstat(b, &sb) == -1)
+		return 0;
+	return sa.st_ino == sb.st_ino && sa.st_dev == sb.st_dev;
+}
+
+static int sys_renameat2(const char *a, const char *b, unsigned flags)
+{
+	return (int)syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, flags);
+}
+
+static int run_tool(char *out, size_t cap, const char *a0, const char *a1,
+		    const char *a2, const char *a3, const char *a4)
+{
+	const char *argv[] = {a0, a1, a2, a3, a4, NULL};
+	return t_run(argv, out, cap, 30);
+}
+
+/* ---- 1. lookups by equivalent spellings -------------------------------- */
+
+struct spelling_case {
+	const char *stored;
+	const char *eq[6];
+	const char *neq[6];
+	const char *why;
+};
+
+static const struct spelling_case cases[] = {
+	{"file.txt", {"FILE.TXT", "File.Txt", "fILE.tXT"}, {"file.txt.", "file_txt"}, "ASCII case"},
+	{"fit", {"\xef\xac\x81t", "FIT"}, {"fi", "f\xc4\xb1t"},
+	 "ﬁ (U+FB01) folds to fi by full case folding, dotless ı does not"},
+	{"\xc4\xb3sselmeer", {"\xc4\xb2SSELMEER", "\xc4\xb2sselmeer"}, {"ijsselmeer", "IJSSELMEER"},
+	 "ĳ (U+0133) is a compatibility ligature: no match for ij without -o compat"},
+	{"caf\xc3\xa9", {"cafe\xcc\x81", "CAF\xc3\x89", "CAFE\xcc\x81", "Cafe\xcc\x81"},
+	 {"cafe", "caf\xc3\xa8"}, "NFC stored, NFD and upper-case looked up"},
+	{"french_cafe\xcc\x81", {"french_caf\xc3\xa9", "FRENCH_CAF\xc3\x89"},
+	 {"french_cafe"}, "NFD stored, NFC looked up"},
+	{"cora\xc3\xa7\xc3\xa3o", {"CORAC\xcc\xa7" "A\xcc\x83O", "Corac\xcc\xa7\xc3\xa3o"},
+	 {"coracao"}, "coração, decomposed and upper-cased"},
+	{"stra\xc3\x9f" "e", {"STRASSE", "strasse", "Strasse", "STRA\xe1\xba\x9e" "E"},
+	 {"strase", "STRASE"}, "full case folding: ß and ẞ are ss"},
+	{"\xce\xa3\xce\xaf\xcf\x83\xcf\x85\xcf\x86\xce\xbf\xcf\x82",
+	 {"\xce\xa3\xce\x8a\xce\xa3\xce\xa5\xce\xa6\xce\x9f\xce\xa3",
+	  "\xcf\x83\xce\xaf\xcf\x83\xcf\x85\xcf\x86\xce\xbf\xcf\x83"},
+	 {"\xce\xa3\xce\xb9\xcf\x83\xcf\x85\xcf\x86\xce\xbf\xcf\x82"},
+	 "Greek final sigma and tonos"},
+	{"\xc4\xb0stanbul", {"i\xcc\x87stanbul", "I\xcc\x87STANBUL"},
+	 {"istanbul", "ISTANBUL"}, "İ folds to i + combining dot, not to i"},
+	{"\xe2\x84\xaa" "elvin", {"kelvin", "KELVIN"}, {"kelvim"}, "Kelvin sign"},
+	{"\xe2\x84\xab" "ngstrom", {"\xc3\xa5ngstrom", "a\xcc\x8angstrom", "\xc3\x85NGSTROM"},
+	 {"angstrom"}, "Angstrom sign is canonically Å"},
+	{"arabic_\xdb\x92\xd9\x94", {"ARABIC_\xdb\x93"}, {"arabic_\xdb\x92"},
+	 "Arabic U+06D2 U+0654 = U+06D3"},
+	{"\xe3\x82\xb2", {"\xe3\x82\xb1\xe3\x82\x99"}, {"\xe3\x82\xb1"},
+	 "Japanese ゲ = ケ + U+3099"},
+	{"\xed\x95\x9c", {"\xe1\x84\x92\xe1\x85\xa1\xe1\x86\xab"}, {"\xe1\x84\x92\xe1\x85\xa1"},
+	 "Hangul syllable = conjoining jamo"},
+	{"\xf0\x9f\x98\x80.txt", {"\xf0\x9f\x98\x80.TXT"}, {"\xf0\x9f\x98\x81.txt"}, "emoji"},
+	{"\xef\xbc\xa1" "bc", {"\xef\xbd\x81" "bc", "\xef\xbd\x81" "BC"}, {"abc", "ABC"},
+	 "fullwidth folds to fullwidth, not to ASCII (no compat)"},
+	{"zw\xe2\x80\x8bsp", {"ZW\xe2\x80\x8bSP"}, {"zwsp"},
+	 "ZERO WIDTH SPACE is not ignored without -o ignorables"},
+	{"\xea\x9f\x87x", {"\xea\x9f\x87X"}, {"\xea\x9f\x88x"},
+	 "U+A7C7 (Unicode 13) does not fold under utf8-12.1"},
+};
+
+static void sec_lookup(struct t_mount *m)
+{
+	t_section("lookup: equivalent spellings resolve, others do not (-o casefold)");
+	const char *dir = t_path(m->mnt, "lookup");
+	CHECK_OK(mkdir(dir, 0755), "mkdir lookup");
+	size_t nc = sizeof cases / sizeof cases[0];
+	for (size_t i = 0; i < nc; i++) {
+		const struct spelling_case *c = &cases[i];
+		char content[64];
+		snprintf(content, sizeof content, "case %zu\n", i);
+		const char *sp = t_path(dir, c->stored);
+		int rc = mkfile(sp, content);
+		if (!CHECK(rc == 0, "create %s (%s)%s%s", t_q(c->stored), c->why, rc ? ": " : "",
+			   rc ? strerror(errno) : ""))
+			continue;
+		ino_t ino = t_ino(sp);
+		for (int j = 0; j < 6 && c->eq[j]; j++) {
+			const char *p = t_path(dir, c->eq[j]);
+			CHECK(t_ino(p) == ino && t_file_is(p, content),
+			      "%s finds %s [%s]", t_q(c->eq[j]), t_q(c->stored), c->why);
+		}
+		for (int j = 0; j < 6 && c->neq[j]; j++) {
+			struct stat st;
+			CHECK_ERR(stat(t_path(dir, c->neq[j]), &st), ENOENT,
+				  "stat %s must not find %s [%s]", t_q(c->neq[j]),
+				  t_q(c->stored), c->why);
+		}
+	}
+	/* readdir: exactly the stored bytes, nothing else. */
+	int exact = 1;
+	for (size_t i = 0; i < nc; i++)
+		if (t_dir_has(dir, cases[i].stored) != 1) {
+			exact = 0;
+			t_note("readdir lacks %s", t_q(cases[i].stored));
+		}
+	CHECK(exact, "readdir lists every stored spelling exactly once");
+	CHECK(t_dir_count(dir) == (long)nc, "readdir lists %zu entries (got %ld)", nc,
+	      t_dir_count(dir));
+	int leaked = 0;
+	for (size_t i = 0; i < nc; i++)
+		for (int j = 0; j < 6 && cases[i].eq[j]; j++)
+			if (t_dir_has(dir, cases[i].eq[j]))
+				leaked++;
+	CHECK(!leaked, "readdir shows no looked-up spelling (%d leaked)", leaked);
+	/* Whole paths of other spellings, component by component. */
+	CHECK_OK(mkdir(t_path(dir, "Sub\xc3\x89"), 0755), "mkdir SubÉ");
+	CHECK_OK(mkfile(t_path(dir, "Sub\xc3\x89/Inner"), "in"), "create SubÉ/Inner");
+	CHECK(t_file_is(t_path(m->mnt, "LOOKUP/sube\xcc\x81/INNER"), "in"),
+	      "LOOKUP/subé(NFD)/INNER resolves component by component");
+}
+
+/* ---- 2. ill-formed names, non-strict ---------------------------------- */
+
+static void sec_illformed(struct t_mount *m)
+{
+	t_section("ill-formed names without strict: created, matched byte for byte only");
+	const char *dir = t_path(m->mnt, "blob");
+	CHECK_OK(mkdir(dir, 0755), "mkdir blob");
+	const char *a = "corac\xcc\xa7\xc3"; /* decomposed, trailing lone 0xc3 */
+	const char *b = "cora\xc3\xa7\xc3";  /* composed, same trailing byte */
+	CHECK_OK(mkfile(t_path(dir, a), "A"), "create %s", t_q(a));
+	struct stat st;
+	CHECK_ERR(stat(t_path(dir, b), &st), ENOENT,
+		  "%s must not match %s (valid prefixes equal, blob is opaque)", t_q(b), t_q(a));
+	CHECK_ERR(stat(t_path(dir, "CORAC\xcc\xa7\xc3"), &st), ENOENT,
+		  "upper-cased ill-formed name must not match");
+	CHECK_OK(mkfile(t_path(dir, b), "B"), "create %s beside it (distinct)", t_q(b));
+	CHECK(t_file_is(t_path(dir, a), "A") && t_file_is(t_path(dir, b), "B") &&
+		      t_ino(t_path(dir, a)) != t_ino(t_path(dir, b)),
+	      "both ill-formed names are separate files, each found by its exact bytes");
+	CHECK(t_dir_has(dir, a) == 1 && t_dir_has(dir, b) == 1 && t_dir_count(dir) == 2,
+	      "readdir lists both exact byte strings");
+	const char *c = "\xff\xfe" "Name"; /* never valid */
+	CHECK_OK(mkfile(t_path(dir, c), "C"), "create %s", t_q(c));
+	CHECK_ERR(stat(t_path(dir, "\xff\xfe" "NAME"), &st), ENOENT,
+		  "ill-formed name has no case-insensitive twin");
+	CHECK_OK(mkdir(t_path(dir, "d\xc0\xaf"), 0755), "mkdir with overlong byte pair");
+	CHECK(t_dir_has(dir, "d\xc0\xaf"), "readdir shows it byte for byte");
+	CHECK_OK(unlink(t_path(dir, a)), "unlink %s by its exact bytes", t_q(a));
+	CHECK(t_file_is(t_path(dir, b), "B"), "the other blob is untouched");
+}
+
+/* ---- 3. EEXIST on an equivalent name ----------------------------------- */
+
+static void sec_eexist(struct t_mount *m)
+{
+	t_section("EEXIST: creating an equivalent name of an existing entry");
+	const char *dir = t_path(m->mnt, "eexist");
+	CHECK_OK(mkdir(dir, 0755), "mkdir eexist");
+	CHECK_OK(mkfile(t_path(dir, "Exist"), "x"), "create Exist");
+	CHECK_OK(mkdir(t_path(dir, "ExDir"), 0755), "mkdir ExDir");
+	CHECK_OK(mkfile(t_path(dir, "other"), "o"), "create other");
+	CHECK_OK(mkfile(t_path(dir, "Gr\xc3\xbc\xc3\x9f" "e"), "g"), "create Grüße");
+	CHECK_ERR(open(t_path(dir, "EXIST"), O_CREAT | O_EXCL | O_WRONLY, 0644), EEXIST,
+		  "open(EXIST, O_CREAT|O_EXCL)");
+	CHECK_ERR(open(t_path(dir, "exdir"), O_CREAT | O_EXCL | O_WRONLY, 0644), EEXIST,
+		  "open(exdir, O_CREAT|O_EXCL) over a directory");
+	CHECK_ERR(mkdir(t_path(dir, "exist"), 0755), EEXIST, "mkdir exist");
+	CHECK_ERR(mkdir(t_path(dir, "EXDIR"), 0755), EEXIST, "mkdir EXDIR");
+	CHECK_ERR(symlink("target", t_path(dir, "eXiSt")), EEXIST, "symlink -> eXiSt");
+	CHECK_ERR(link(t_path(dir, "other"), t_path(dir, "EXIST")), EEXIST,
+		  "link other -> EXIST");
+	CHECK_ERR(mknod(t_path(dir, "exisT"), S_IFIFO | 0644, 0), EEXIST, "mknod fifo exisT");
+	CHECK_ERR(mkdir(t_path(dir, "GRU\xcc\x88SSE"), 0755), EEXIST,
+		  "mkdir GRÜSSE (NFD, ß=SS) over Grüße");
+	CHECK(t_dir_count(dir) == 4, "directory still has exactly 4 entries (%ld)",
+	      t_dir_count(dir));
+	CHECK(t_dir_has(dir, "Exist") && t_dir_has(dir, "ExDir"),
+	      "stored spellings unchanged");
+}
+
+/* ---- 4. open(O_CREAT) without O_EXCL opens the existing entry ---------- */
+
+static void sec_ocreat(struct t_mount *m)
+{
+	t_section("open(O_CREAT) without O_EXCL and touch reuse the existing file");
+	const char *dir = t_path(m->mnt, "ocreat");
+	CHECK_OK(mkdir(dir, 0755), "mkdir ocreat");
+	CHECK_OK(mkfile(t_path(dir, "same1"), "orig"), "create same1");
+	ino_t ino = t_ino(t_path(dir, "same1"));
+	int fd = open(t_path(dir, "SAME1"), O_CREAT | O_WRONLY | O_APPEND, 0644);
+	if (CHECK(fd >= 0, "open(SAME1, O_CREAT|O_APPEND): %s", fd < 0 ? strerror(errno) : "ok")) {
+		struct stat st;
+		fstat(fd, &st);
+		CHECK(st.st_ino == ino, "it opened the existing same1");
+		CHECK(write(fd, "+x", 2) == 2, "append through it");
+		close(fd);
+	}
+	CHECK(t_file_is(t_path(dir, "same1"), "orig+x"), "same1 now reads orig+x");
+	char out[2048];
+	int rc = run_tool(out, sizeof out, "touch", "-c", t_path(dir, "sAME1"), NULL, NULL);
+	CHECK(rc == 0, "touch -c sAME1 exits 0 (%d) %s", rc, out);
+	rc = run_tool(out, sizeof out, "touch", t_path(dir, "SaMe1"), NULL, NULL, NULL);
+	CHECK(rc == 0, "touch SaMe1 exits 0 (%d) %s", rc, out);
+	CHECK(t_dir_count(dir) == 1 && t_dir_has(dir, "same1"),
+	      "still one entry, spelled same1 (count %ld)", t_dir_count(dir));
+	fd = open(t_path(dir, "Same1"), O_CREAT | O_WRONLY | O_TRUNC, 0644);
+	CHECK(fd >= 0, "open(Same1, O_CREAT|O_TRUNC)");
+	if (fd >= 0)
+		close(fd);
+	struct stat st;
+	CHECK(stat(t_path(dir, "same1"), &st) == 0 && st.st_size == 0 && st.st_ino == ino,
+	      "O_TRUNC truncated the existing file");
+	CHECK(t_dir_count(dir) == 1, "still one entry");
+}
+
+/* ---- 5. renames ------------------------------------------------------- */
+
+static void sec_rename(struct t_mount *m)
+{
+	t_section("rename onto an equivalent name, case-only renames");
+	const char *dir = t_path(m->mnt, "ren");
+	CHECK_OK(mkdir(dir, 0755), "mkdir ren");
+	CHECK_OK(mkfile(t_path(dir, "ren_a"), "A"), "create ren_a");
+	CHECK_OK(mkfile(t_path(dir, "ren_b"), "B"), "create ren_b");
+	CHECK_OK(rename(t_path(dir, "ren_b"), t_path(dir, "REN_A")),
+		 "rename ren_b -> REN_A (replaces ren_a)");
+	CHECK(t_dir_count(dir) == 1 && t_dir_has(dir, "REN_A"),
+	      "one entry left, stored as REN_A (has REN_A=%d ren_a=%d ren_b=%d)",
+	      t_dir_has(dir, "REN_A"), t_dir_has(dir, "ren_a"), t_dir_has(dir, "ren_b"));
+	CHECK(t_file_is(t_path(dir, "ren_a"), "B"), "ren_a now reads ren_b's data");
+	struct stat st;
+	CHECK_ERR(stat(t_path(dir, "ren_b"), &st), ENOENT, "ren_b is gone");
+
+	CHECK_OK(mkdir(t_path(dir, "rd_a"), 0755), "mkdir rd_a");
+	CHECK_OK(mkdir(t_path(dir, "rd_b"), 0755), "mkdir rd_b");
+	CHECK_OK(mkfile(t_path(dir, "rd_b/inside"), "i"), "create rd_b/inside");
+	CHECK_OK(rename(t_path(dir, "rd_b"), t_path(dir, "RD_A")),
+		 "rename dir rd_b -> RD_A (replaces empty rd_a)");
+	CHECK(t_dir_has(dir, "RD_A") && !t_dir_has(dir, "rd_a") && !t_dir_has(dir, "rd_b"),
+	      "stored as RD_A");
+	CHECK(t_file_is(t_path(dir, "rd_a/INSIDE"), "i"), "rd_a/INSIDE reads the moved file");
+
+	CHECK_OK(mkdir(t_path(dir, "x1"), 0755), "mkdir x1");
+	CHECK_OK(mkdir(t_path(dir, "x2"), 0755), "mkdir x2");
+	CHECK_OK(mkfile(t_path(dir, "x1/f"), "from x1"), "create x1/f");
+	CHECK_OK(mkfile(t_path(dir, "x2/f"), "old x2"), "create x2/f");
+	CHECK_OK(rename(t_path(dir, "X1/F"), t_path(dir, "x2/F")),
+		 "rename X1/F -> x2/F across directories (replaces x2/f)");
+	CHECK(t_dir_count(t_path(dir, "x2")) == 1 && t_dir_has(t_path(dir, "x2"), "F"),
+	      "x2 holds one entry spelled F");
+	CHECK(t_file_is(t_path(dir, "x2/f"), "from x1"), "x2/f reads the moved data");
+
+	/* Case-only rename of one entry onto itself.  POSIX: renaming a link
+	 * onto another link of the same file succeeds and does nothing; the
+	 * kernel may stop it before the daemon (see fs-notes.md). */
+	CHECK_OK(mkfile(t_path(dir, "rename"), "keep"), "create rename");
+	int rc = rename(t_path(dir, "rename"), t_path(dir, "RENAME"));
+	int e = errno;
+	CHECK(rc == 0, "rename(rename, RENAME) succeeds (%s)", rc ? strerror(e) : "ok");
+	CHECK(t_dir_count(dir) == 5, "no entry lost or added by case-only rename (%ld entries, want 5)",
+	      t_dir_count(dir));
+	CHECK(t_file_is(t_path(dir, "RENAME"), "keep") && t_file_is(t_path(dir, "rename"), "keep"),
+	      "content intact under both spellings");
+	/* fs-notes.md: the VFS sees one inode on both sides and returns 0
+	 * without asking the daemon, so the spelling stays (as on ext4 +F). */
+	CHECK(t_dir_has(dir, "rename") && !t_dir_has(dir, "RENAME"),
+	      "case-only rename(2) keeps the stored spelling rename (documented)");
+	CHECK_ERR(sys_renameat2(t_path(dir, "rename"), t_path(dir, "RENAME"), RENAME_NOREPLACE),
+		  EEXIST, "renameat2(rename, RENAME, NOREPLACE) -> EEXIST (documented)");
+
+	CHECK_OK(mkfile(t_path(dir, "Foo"), "foo data"), "create Foo");
+	char out[2048];
+	rc = run_tool(out, sizeof out, "mv", t_path(dir, "Foo"), t_path(dir, "FOO"), NULL, NULL);
+	t_note("mv Foo FOO: exit %d %s", rc, out);
+	CHECK(t_dir_has(dir, "Foo") + t_dir_has(dir, "FOO") == 1,
+	      "after mv Foo FOO exactly one spelling is stored");
+	CHECK(t_file_is(t_path(dir, "foo"), "foo data"), "mv Foo FOO lost nothing");
+
+	/* The portable way to change only the case: via a temporary name. */
+	const char *now = t_dir_has(dir, "RENAME") ? "RENAME" : "rename";
+	CHECK_OK(rename(t_path(dir, now), t_path(dir, "rename.tmp")), "rename %s -> rename.tmp", now);
+	CHECK_OK(rename(t_path(dir, "rename.tmp"), t_path(dir, "ReName")), "rename rename.tmp -> ReName");
+	CHECK(t_dir_has(dir, "ReName") && !t_dir_has(dir, "rename") && !t_dir_has(dir, "RENAME"),
+	      "stored spelling is now ReName");
+	CHECK(t_file_is(t_path(dir, "rename"), "keep"), "rename (other case) still reads it");
+
+	/* Case-only rename of a directory with a file inside. */
+	CHECK_OK(mkdir(t_path(dir, "cdir"), 0755), "mkdir cdir");
+	CHECK_OK(mkfile(t_path(dir, "cdir/in"), "in"), "create cdir/in");
+	rc = rename(t_path(dir, "cdir"), t_path(dir, "CDIR"));
+	e = errno;
+	CHECK(rc == 0, "rename(cdir, CDIR) succeeds (%s)", rc ? strerror(e) : "ok");
+	CHECK(t_dir_has(dir, "cdir") + t_dir_has(dir, "CDIR") == 1 &&
+		      t_file_is(t_path(dir, "Cdir/IN"), "in"),
+	      "directory still there once, with its content");
+	CHECK(t_dir_has(dir, "cdir") && !t_dir_has(dir, "CDIR"),
+	      "case-only rename of a directory keeps the stored spelling cdir");
+}
+
+/* ---- 6. chattr +F / -F ------------------------------------------------ */
+
+static void sec_chattr(struct t_mount *m)
+{
+	t_section("chattr +F/-F rules, inheritance, lsattr, remount (no -o casefold)");
+	const char *cf = t_path(m->mnt, "cf");
+	CHECK_OK(mkdir(cf, 0755), "mkdir cf");
+	CHECK(has_casefold(cf) == 0, "new dir under a plain root has no F");
+	CHECK_OK(set_casefold(cf, 1), "FS_IOC_SETFLAGS +F on empty cf");
+	CHECK(has_casefold(cf) == 1, "FS_IOC_GETFLAGS shows F");
+	CHECK(lsattr_F(cf) == 1, "lsattr -d cf shows F");
+	CHECK(src_casefold_xattr(t_path(m->src, "cf")),
+	      "SOURCE/cf carries user.foldfs.casefold=1");
+	CHECK_OK(mkfile(t_path(cf, "Hello"), "h"), "create cf/Hello");
+	CHECK(t_file_is(t_path(cf, "HELLO"), "h"), "cf/HELLO finds it (cf folds)");
+	struct stat st;
+	CHECK_ERR(stat(t_path(m->mnt, "CF"), &st), ENOENT, "CF at the plain root: no match");
+	CHECK_OK(mkfile(t_path(m->mnt, "Plain"), "p"), "create Plain at the root");
+	CHECK_ERR(stat(t_path(m->mnt, "PLAIN"), &st), ENOENT, "PLAIN: root does not fold");
+	CHECK_OK(mkfile(t_path(m->mnt, "PLAIN"), "P"), "create PLAIN beside Plain in the plain root");
+
+	CHECK_ERR(set_casefold(cf, 0), ENOTEMPTY, "-F on non-empty cf");
+	CHECK(has_casefold(cf) == 1, "cf keeps F");
+	const char *nf = t_path(m->mnt, "nf");
+	CHECK_OK(mkdir(nf, 0755), "mkdir nf");
+	CHECK_OK(mkfile(t_path(nf, "x"), "x"), "create nf/x");
+	CHECK_ERR(set_casefold(nf, 1), ENOTEMPTY, "+F on non-empty nf");
+	CHECK(has_casefold(nf) == 0, "nf stays without F");
+	CHECK_ERR(set_casefold(t_path(nf, "x"), 1), ENOTDIR, "+F on a regular file");
+	CHECK(has_casefold(t_path(nf, "x")) == 0, "the file has no F");
+
+	const char *cf2 = t_path(m->mnt, "cf2");
+	CHECK_OK(mkdir(cf2, 0755), "mkdir cf2");
+	char out[2048];
+	int rc = run_tool(out, sizeof out, "chattr", "+F", cf2, NULL, NULL);
+	CHECK(rc == 0 && has_casefold(cf2) == 1, "chattr +F cf2 (exit %d) %s", rc, out);
+	rc = run_tool(out, sizeof out, "chattr", "-F", cf2, NULL, NULL);
+	CHECK(rc == 0 && has_casefold(cf2) == 0, "chattr -F cf2 on empty dir (exit %d) %s", rc, out);
+	CHECK(!src_casefold_xattr(t_path(m->src, "cf2")), "SOURCE/cf2 attribute cleared");
+	CHECK_OK(mkfile(t_path(cf2, "Abc"), "a"), "create cf2/Abc");
+	CHECK_ERR(stat(t_path(cf2, "ABC"), &st), ENOENT, "cf2 no longer folds: ABC not found");
+	rc = run_tool(out, sizeof out, "chattr", "+F", cf2, NULL, NULL);
+	CHECK(rc != 0 && has_casefold(cf2) == 0, "chattr +F on non-empty cf2 fails (exit %d)", rc);
+
+	/* Inheritance through mkdir -p. */
+	rc = run_tool(out, sizeof out, "mkdir", "-p", t_path(cf, "a/b/c"), NULL, NULL);
+	CHECK(rc == 0, "mkdir -p cf/a/b/c (exit %d) %s", rc, out);
+	CHECK(has_casefold(t_path(cf, "a")) == 1 && has_casefold(t_path(cf, "a/b")) == 1 &&
+		      has_casefold(t_path(cf, "a/b/c")) == 1,
+	      "a, a/b, a/b/c all inherited F");
+	CHECK(lsattr_F(t_path(cf, "a/b/c")) == 1, "lsattr -d cf/a/b/c shows F");
+	CHECK(src_casefold_xattr(t_path(m->src, "cf/a/b/c")), "SOURCE/cf/a/b/c has the attribute");
+	CHECK_OK(mkfile(t_path(cf, "A/B/C/Deep"), "deep"), "create via other-case path A/B/C/Deep");
+	CHECK(t_dir_has(t_path(cf, "a/b/c"), "Deep"), "stored as Deep inside a/b/c");
+	CHECK(t_file_is(t_path(m->mnt, "cf/a/B/c/dEEP"), "deep"), "cf/a/B/c/dEEP resolves");
+
+	/* Other flags go to SOURCE's own ioctl (noatime: 'A'). */
+	const char *fa = t_path(cf, "Hello");
+	int fd = open(fa, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		int fl = 0;
+		int r = ioctl(fd, FS_IOC_GETFLAGS, &fl);
+		if (CHECK(r == 0, "FS_IOC_GETFLAGS on a file: %s", r ? strerror(errno) : "ok")) {
+			fl |= FS_NOATIME_FL;
+			r = ioctl(fd, FS_IOC_SETFLAGS, &fl);
+			CHECK(r == 0, "FS_IOC_SETFLAGS +A (noatime) on a file: %s",
+			      r ? strerror(errno) : "ok");
+			int sfd = open(t_path(m->src, "cf/Hello"), O_RDONLY | O_CLOEXEC);
+			int sfl = 0;
+			if (sfd >= 0) {
+				ioctl(sfd, FS_IOC_GETFLAGS, &sfl);
+				close(sfd);
+			}
+			CHECK(sfl & FS_NOATIME_FL, "SOURCE file got noatime ('A')");
+			fl &= ~FS_NOATIME_FL;
+			ioctl(fd, FS_IOC_SETFLAGS, &fl);
+		}
+		close(fd);
+	}
+	fd = open(cf, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct fsxattr fsx;
+	memset(&fsx, 0, sizeof fsx);
+	int r = fd >= 0 ? ioctl(fd, FS_IOC_FSGETXATTR, &fsx) : -1;
+	CHECK(r == 0, "FS_IOC_FSGETXATTR answered on a folding directory: %s",
+	      r ? strerror(errno) : "ok");
+	if (fd >= 0)
+		close(fd);
+
+	/* user.foldfs.* is hidden and read-only through the view. */
+	char list[4096];
+	ssize_t n = listxattr(cf, list, sizeof list);
+	int seen = 0;
+	for (ssize_t o = 0; n > 0 && o < n; o += (ssize_t)strlen(list + o) + 1)
+		if (!strncmp(list + o, "user.foldfs.", 12))
+			seen = 1;
+	CHECK(n >= 0 && !seen, "listxattr on cf hides user.foldfs.*");
+	char v[16];
+	CHECK(getxattr(cf, "user.foldfs.casefold", v, sizeof v) == -1,
+	      "getxattr user.foldfs.casefold through the view fails");
+	const char *nf2 = t_path(m->mnt, "nf2");
+	CHECK_OK(mkdir(nf2, 0755), "mkdir nf2");
+	CHECK(setxattr(nf2, "user.foldfs.casefold", "1", 1, 0) == -1,
+	      "setxattr user.foldfs.casefold through the view fails");
+	CHECK(!src_casefold_xattr(t_path(m->src, "nf2")) && has_casefold(nf2) == 0,
+	      "and nf2 did not become folding");
+	CHECK(setxattr(nf2, "user.foldfs.other", "1", 1, 0) == -1,
+	      "setxattr user.foldfs.other through the view fails");
+
+	/* Remount: everything persists in SOURCE. */
+	if (t_remount(m) == 0) {
+		CHECK(has_casefold(t_path(m->mnt, "cf")) == 1, "after remount cf still has F");
+		CHECK(has_casefold(t_path(m->mnt, "cf/a/b/c")) == 1, "after remount cf/a/b/c has F");
+		CHECK(has_casefold(t_path(m->mnt, "cf2")) == 0, "after remount cf2 has no F");
+		CHECK(t_file_is(t_path(m->mnt, "cf/A/b/C/DEEP"), "deep"),
+		      "after remount cf/A/b/C/DEEP resolves");
+		CHECK_ERR(stat(t_path(m->mnt, "cf2/ABC"), &st), ENOENT,
+			  "after remount cf2/ABC still not found");
+	}
+}
+
+/* ---- 7. nested folding and plain directories -------------------------- */
+
+static void sec_nesting(struct t_mount *m)
+{
+	t_section("nesting: folding only where the parent folds");
+	const char *top = t_path(m->mnt, "top");
+	CHECK_OK(mkdir(top, 0755), "mkdir top (plain)");
+	CHECK_OK(mkdir(t_path(top, "cf1"), 0755), "mkdir top/cf1");
+	CHECK_OK(set_casefold(t_path(top, "cf1"), 1), "+F top/cf1");
+	CHECK_OK(mkdir(t_path(top, "cf1/nf2"), 0755), "mkdir top/cf1/nf2 (inherits F)");
+	CHECK(has_casefold(t_path(top, "cf1/nf2")) == 1, "nf2 inherited F");
+	CHECK_OK(set_casefold(t_path(top, "cf1/nf2"), 0), "-F top/cf1/nf2 (empty)");
+	CHECK_OK(mkdir(t_path(top, "cf1/nf2/cf3"), 0755), "mkdir top/cf1/nf2/cf3");
+	CHECK(has_casefold(t_path(top, "cf1/nf2/cf3")) == 0, "cf3 under plain nf2 has no F");
+	CHECK_OK(set_casefold(t_path(top, "cf1/nf2/cf3"), 1), "+F cf3");
+	CHECK_OK(mkfile(t_path(top, "cf1/nf2/cf3/file"), "f"), "create cf3/file");
+	CHECK_OK(mkdir(t_path(top, "cf1/nf2/nd4"), 0755), "mkdir nf2/nd4 (plain)");
+	CHECK_OK(mkfile(t_path(top, "cf1/nf2/nd4/Nd5"), "5"), "create nd4/Nd5");
+	struct stat st;
+	CHECK_ERR(stat(t_path(m->mnt, "TOP"), &st), ENOENT, "TOP: root is plain");
+	CHECK_ERR(stat(t_path(top, "CF1"), &st), ENOENT, "top/CF1: top is plain");
+	CHECK_OK(stat(t_path(top, "cf1/NF2"), &st), "top/cf1/NF2: cf1 folds");
+	CHECK_ERR(stat(t_path(top, "cf1/nf2/CF3"), &st), ENOENT, "cf1/nf2/CF3: nf2 is plain");
+	CHECK(t_file_is(t_path(top, "cf1/NF2/cf3/FILE"), "f"), "cf1/NF2/cf3/FILE resolves");
+	CHECK(t_file_is(t_path(top, "cf1/Nf2/cf3/fILE"), "f"), "cf1/Nf2/cf3/fILE resolves");
+	CHECK_ERR(stat(t_path(top, "cf1/nf2/nd4/ND5"), &st), ENOENT, "nd4/ND5: nd4 is plain");
+	CHECK(t_file_is(t_path(top, "CF1/nf2/cf3/file"), "f") == 0,
+	      "a plain parent anywhere above does not help: CF1 fails at top");
+	CHECK(lsattr_F(t_path(top, "cf1")) == 1 && lsattr_F(t_path(top, "cf1/nf2")) == 0 &&
+		      lsattr_F(t_path(top, "cf1/nf2/cf3")) == 1,
+	      "lsattr: cf1 F, nf2 -, cf3 F");
+}
+
+/* ---- 8. symlinks ------------------------------------------------------ */
+
+static void sec_symlink(struct t_mount *m)
+{
+	t_section("symlinks whose target uses another spelling");
+	const char *dir = t_path(m->mnt, "sym");
+	CHECK_OK(mkdir(dir, 0755), "mkdir sym");
+	CHECK_OK(mkdir(t_path(dir, "ind1"), 0755), "mkdir sym/ind1");
+	CHECK_OK(mkfile(t_path(dir, "ind1/target"), "T"), "create ind1/target");
+	CHECK_OK(symlink("ind1/TARGET", t_path(dir, "link")), "symlink link -> ind1/TARGET");
+	char buf[4096];
+	ssize_t n = readlink(t_path(dir, "LINK"), buf, sizeof buf - 1);
+	CHECK(n == 11 && !memcmp(buf, "ind1/TARGET", 11), "readlink LINK gives exact target bytes");
+	CHECK(t_file_is(t_path(dir, "link"), "T"), "reading through the link finds ind1/target");
+	CHECK(same_file(t_path(dir, "ind1/target"), t_path(dir, "IND1/TARGET")) &&
+		      t_ino(t_path(dir, "ind1/target")) != 0,
+	      "IND1/TARGET is the same inode");
+	char rp[4096];
+	CHECK(realpath(t_path(dir, "link"), rp) != NULL, "realpath(link) resolves");
+	char out[4096];
+	int rc = run_tool(out, sizeof out, "readlink", "-e", t_path(dir, "link"), NULL, NULL);
+	size_t ol = strlen(out);
+	while (ol && out[ol - 1] == '\n')
+		out[--ol] = 0;
+	CHECK(rc == 0 && ol >= 11 && !strcmp(out + ol - 11, "ind1/TARGET"),
+	      "readlink -e link exits 0 and prints .../ind1/TARGET (%d: %s)", rc, out);
+	CHECK_OK(symlink("IND1", t_path(dir, "dirlink")), "symlink dirlink -> IND1");
+	CHECK(t_file_is(t_path(dir, "DIRLINK/Target"), "T"), "DIRLINK/Target resolves");
+	CHECK(t_dir_has(dir, "link") && t_dir_has(dir, "dirlink"), "symlink names stored as given");
+}
+
+/* ---- 9. hard links ---------------------------------------------------- */
+
+static void sec_hardlink(struct t_mount *m)
+{
+	t_section("hard links across spellings");
+	const char *dir = t_path(m->mnt, "hl");
+	CHECK_OK(mkdir(dir, 0755), "mkdir hl");
+	CHECK_OK(mkdir(t_path(m->mnt, "hl2"), 0755), "mkdir hl2");
+	CHECK_OK(mkfile(t_path(dir, "src"), "S"), "create hl/src");
+	CHECK_OK(link(t_path(m->mnt, "HL/SRC"), t_path(m->mnt, "hl/Dst")), "link HL/SRC -> hl/Dst");
+	struct stat a, b;
+	CHECK(stat(t_path(dir, "src"), &a) == 0 && stat(t_path(m->mnt, "HL/DST"), &b) == 0 &&
+		      a.st_ino == b.st_ino,
+	      "src and HL/DST share an inode");
+	CHECK(a.st_nlink == 2, "link count 2 (%lu)", (unsigned long)a.st_nlink);
+	CHECK(t_dir_has(dir, "Dst"), "stored as Dst");
+	CHECK_OK(link(t_path(m->mnt, "Hl/sRc"), t_path(m->mnt, "HL2/Copy")), "link Hl/sRc -> HL2/Copy");
+	int rs = stat(t_path(dir, "SRC"), &a);
+	CHECK(rs == 0 && a.st_nlink == 3, "link count 3 (%lu)", (unsigned long)a.st_nlink);
+	CHECK(t_dir_has(t_path(m->mnt, "hl2"), "Copy"), "hl2 stores Copy");
+	CHECK_OK(unlink(t_path(m->mnt, "hl/dST")), "unlink hl/dST");
+	rs = stat(t_path(dir, "src"), &a);
+	CHECK(rs == 0 && a.st_nlink == 2, "link count back to 2 (%lu)", (unsigned long)a.st_nlink);
+	CHECK(!t_dir_has(dir, "Dst"), "Dst gone from readdir");
+	CHECK_ERR(stat(t_path(dir, "dst"), &b), ENOENT, "dst no longer found");
+	CHECK(t_file_is(t_path(m->mnt, "hl2/COPY"), "S"), "hl2/COPY still reads S");
+}
+
+/* ---- 10. open fd across unlink and re-create ------------------------- */
+
+static void sec_openfd(struct t_mount *m)
+{
+	t_section("open fd survives unlink; re-create under another spelling");
+	const char *dir = t_path(m->mnt, "ofd");
+	CHECK_OK(mkdir(dir, 0755), "mkdir ofd");
+	CHECK_OK(mkfile(t_path(dir, "openfd"), "old"), "create openfd");
+	int fd = open(t_path(dir, "OPENFD"), O_RDONLY | O_CLOEXEC);
+	CHECK(fd >= 0, "open OPENFD");
+	struct stat st;
+	CHECK(stat(t_path(dir, "openfd"), &st) == 0, "stat openfd (warms the cache)");
+	CHECK_OK(unlink(t_path(dir, "OPENFD")), "unlink OPENFD");
+	CHECK_ERR(stat(t_path(dir, "openfd"), &st), ENOENT, "openfd gone");
+	CHECK_OK(mkfile(t_path(dir, "OpenFd"), "new"), "create OpenFd");
+	if (fd >= 0) {
+		char buf[16] = "";
+		ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+		CHECK(n == 3 && !memcmp(buf, "old", 3), "old fd still reads old data");
+		CHECK(fstat(fd, &st) == 0 && st.st_nlink == 0, "old fd's inode has link count 0");
+		close(fd);
+	}
+	CHECK(t_dir_has(dir, "OpenFd") && !t_dir_has(dir, "openfd") && t_dir_count(dir) == 1,
+	      "readdir shows only the new spelling OpenFd");
+	CHECK(t_file_is(t_path(dir, "openfd"), "new"), "openfd now reads the new file");
+
+	CHECK_OK(mkfile(t_path(dir, "openfd2"), "old2"), "create openfd2");
+	fd = open(t_path(dir, "openfd2"), O_RDONLY | O_CLOEXEC);
+	CHECK_OK(unlink(t_path(dir, "OpenFD2")), "unlink OpenFD2");
+	CHECK_OK(mkdir(t_path(dir, "OPENFD2"), 0755), "mkdir OPENFD2 (directory this time)");
+	CHECK(t_dir_has(dir, "OPENFD2") && !t_dir_has(dir, "openfd2"), "readdir shows OPENFD2");
+	CHECK(stat(t_path(dir, "openfd2"), &st) == 0 && S_ISDIR(st.st_mode),
+	      "openfd2 is now the directory");
+	if (fd >= 0) {
+		char buf[16] = "";
+		CHECK(pread(fd, buf, sizeof buf - 1, 0) == 4 && !strcmp(buf, "old2"),
+		      "old fd still reads old2");
+		close(fd);
+	}
+}
+
+/* ---- 11. name preservation ------------------------------------------- */
+
+static void sec_preserve(struct t_mount *m)
+{
+	t_section("name preservation: delete and re-create with another spelling");
+	const char *dir = t_path(m->mnt, "pres");
+	struct stat st;
+	CHECK_OK(mkdir(dir, 0755), "mkdir pres");
+	CHECK_OK(mkfile(t_path(dir, "preserve"), "1"), "create preserve");
+	CHECK(stat(t_path(dir, "PRESERVE"), &st) == 0 && stat(t_path(dir, "preserve"), &st) == 0,
+	      "stat both spellings (cached dentries for both)");
+	CHECK_OK(unlink(t_path(dir, "preserve")), "unlink preserve");
+	CHECK_OK(mkfile(t_path(dir, "PRESERVE"), "2"), "create PRESERVE");
+	CHECK(t_dir_has(dir, "PRESERVE") && !t_dir_has(dir, "preserve"),
+	      "readdir shows PRESERVE, not the old spelling");
+
+	CHECK_OK(mkdir(t_path(dir, "dpres"), 0755), "mkdir dpres");
+	CHECK_OK(stat(t_path(dir, "DPRES"), &st), "stat DPRES");
+	CHECK_OK(rmdir(t_path(dir, "DPRES")), "rmdir DPRES");
+	CHECK_OK(mkdir(t_path(dir, "DPres"), 0755), "mkdir DPres");
+	CHECK(t_dir_has(dir, "DPres") && !t_dir_has(dir, "dpres"), "readdir shows DPres");
+
+	CHECK_OK(mkfile(t_path(dir, "fileX"), "x"), "create fileX");
+	CHECK_OK(stat(t_path(dir, "FILEX"), &st), "stat FILEX");
+	CHECK_OK(unlink(t_path(dir, "fileX")), "unlink fileX");
+	CHECK_OK(mkfile(t_path(dir, "FILEX"), "X"), "create FILEX");
+	CHECK(t_dir_has(dir, "FILEX") && !t_dir_has(dir, "fileX"), "only FILEX exists");
+	CHECK(t_file_is(t_path(dir, "filex"), "X"), "filex reads the new file");
+
+	CHECK_ERR(stat(t_path(dir, "neg"), &st), ENOENT, "stat neg (negative)");
+	CHECK_ERR(stat(t_path(dir, "NEG"), &st), ENOENT, "stat NEG (negative)");
+	CHECK_OK(mkfile(t_path(dir, "Neg"), "n"), "create Neg");
+	CHECK(t_dir_has(dir, "Neg") && !t_dir_has(dir, "neg") && !t_dir_has(dir, "NEG"),
+	      "readdir shows Neg (no stale negative spelling reused)");
+	CHECK(t_file_is(t_path(dir, "neg"), "n") && t_file_is(t_path(dir, "NEG"), "n"),
+	      "neg and NEG now find Neg");
+	CHECK(t_dir_count(dir) == 4, "pres holds 4 entries (%ld)", t_dir_count(dir));
+}
+
+/* ---- 12. xattrs ------------------------------------------------------- */
+
+static void sec_xattr(struct t_mount *m)
+{
+	t_section("xattrs on folding directories and files");
+	CHECK_OK(mkdir(t_path(m->mnt, "xdir"), 0755), "mkdir xdir");
+	CHECK_OK(mkfile(t_path(m->mnt, "xdir/xfile"), "x"), "create xdir/xfile");
+	CHECK_OK(setxattr(t_path(m->mnt, "XDIR"), "user.color", "blue", 4, 0),
+		 "setxattr user.color on XDIR");
+	char v[64];
+	ssize_t n = getxattr(t_path(m->mnt, "xdir"), "user.color", v, sizeof v);
+	CHECK(n == 4 && !memcmp(v, "blue", 4), "getxattr via xdir reads blue");
+	char list[4096];
+	n = listxattr(t_path(m->mnt, "XDir"), list, sizeof list);
+	int found = 0;
+	for (ssize_t o = 0; n > 0 && o < n; o += (ssize_t)strlen(list + o) + 1)
+		if (!strcmp(list + o, "user.color"))
+			found = 1;
+	CHECK(found, "listxattr via XDir lists user.color");
+	CHECK_OK(setxattr(t_path(m->mnt, "XDIR/XFILE"), "user.k", "v1", 2, 0),
+		 "setxattr on XDIR/XFILE");
+	n = getxattr(t_path(m->mnt, "xdir/xfile"), "user.k", v, sizeof v);
+	CHECK(n == 2 && !memcmp(v, "v1", 2), "getxattr via xdir/xfile");
+	n = lgetxattr(t_path(m->src, "xdir/xfile"), "user.k", v, sizeof v);
+	CHECK(n == 2, "stored on SOURCE/xdir/xfile");
+	CHECK_OK(removexattr(t_path(m->mnt, "XDir/XFile"), "user.k"), "removexattr via XDir/XFile");
+	CHECK_ERR(getxattr(t_path(m->mnt, "xdir/xfile"), "user.k", v, sizeof v), ENODATA,
+		  "getxattr after remove");
+}
+
+/* ---- 13. a 5,000-entry directory ------------------------------------ */
+
+static void sec_bigdir(struct t_mount *m)
+{
+	t_section("5,000 entries created via the mount, read back by other spellings");
+	const char *dir = t_path(m->mnt, "big");
+	CHECK_OK(mkdir(dir, 0755), "mkdir big");
+	int bad = 0;
+	char name[64], want_s[32];
+	for (int i = 0; i < 5000; i++) {
+		snprintf(name, sizeof name, "big/file%04d", i);
+		snprintf(want_s, sizeof want_s, "%d\n", i);
+		if (mkfile(t_path(m->mnt, name), want_s) != 0 && bad++ < 5)
+			t_note("create %s: %s", name, strerror(errno));
+	}
+	CHECK(bad == 0, "created 5000 files (%d failed)", bad);
+	for (int pass = 0; pass < 2; pass++) {
+		bad = 0;
+		for (int i = 0; i < 5000; i++) {
+			snprintf(name, sizeof name, pass ? "BIG/File%04d" : "big/FILE%04d", i);
+			snprintf(want_s, sizeof want_s, "%d\n", i);
+			if (!t_file_is(t_path(m->mnt, name), want_s) && bad++ < 5)
+				t_note("%s does not read %d", name, i);
+		}
+		CHECK(bad == 0, "%s: all 5000 resolve with the right content (%d wrong)",
+		      pass ? "BIG/File%04d" : "big/FILE%04d", bad);
+	}
+	long n = t_dir_count(dir);
+	CHECK(n == 5000, "readdir lists 5000 entries (%ld)", n);
+	DIR *d = opendir(dir);
+	int badname = 0;
+	struct dirent *de;
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] != '.' && strncmp(de->d_name, "file", 4))
+			badname++;
+	if (d)
+		closedir(d);
+	CHECK(badname == 0, "every listed name keeps its lower-case spelling");
+	struct stat st;
+	CHECK_ERR(stat(t_path(dir, "FILE5000"), &st), ENOENT, "FILE5000 does not exist");
+	if (t_remount(m) == 0) {
+		bad = 0;
+		for (int i = 0; i < 5000; i += 7) {
+			snprintf(name, sizeof name, "Big/fILE%04d", i);
+			snprintf(want_s, sizeof want_s, "%d\n", i);
+			if (!t_file_is(t_path(m->mnt, name), want_s))
+				bad++;
+		}
+		CHECK(bad == 0, "after remount (cold) Big/fILE%%04d resolves (%d wrong)", bad);
+	}
+}
+
+/* ---- 14. collisions already present in SOURCE -------------------------- */
+
+static void sec_collide(void)
+{
+	t_section("equivalent names already present in SOURCE (-o casefold)");
+	const char *src = t_newdir("src-collide");
+	char p[4200];
+	snprintf(p, sizeof p, "%s/col", src);
+	mkdir(p, 0755);
+	t_write_file(t_path(p, "readme"), "lower");
+	t_write_file(t_path(p, "README"), "upper");
+	t_write_file(t_path(p, "ReadMe"), "mixed");
+	t_write_file(t_path(p, "\xe2\x84\xab"), "angstrom sign"); /* U+212B */
+	t_write_file(t_path(p, "\xc3\x85"), "A ring");	     /* U+00C5 */
+	t_write_file(t_path(p, "Caf\xc3\xa9"), "nfc");	     /* 5 bytes */
+	t_write_file(t_path(p, "Cafe\xcc\x81"), "nfd");	     /* 6 bytes, memcmp-smaller */
+	snprintf(p, sizeof p, "%s/Dir", src);
+	mkdir(p, 0755);
+	t_write_file(t_path(p, "x"), "in Dir");
+	snprintf(p, sizeof p, "%s/DIR", src);
+	mkdir(p, 0755);
+	t_write_file(t_path(p, "x"), "in DIR");
+
+	struct t_mount m = {0};
+	if (t_mount(&m, src, "casefold"))
+		return (void)CHECK(0, "mount collide source");
+	const char *col = t_path(m.mnt, "col");
+	CHECK(t_file_is(t_path(col, "Readme"), "upper"),
+	      "Readme resolves to README, the bytewise smallest of three");
+	CHECK(t_file_is(t_path(col, "rEADME"), "upper"), "rEADME resolves to README");
+	CHECK(t_file_is(t_path(col, "readme"), "lower"), "exact readme resolves to itself");
+	CHECK(t_file_is(t_path(col, "README"), "upper"), "exact README resolves to itself");
+	CHECK(t_file_is(t_path(col, "ReadMe"), "mixed"), "exact ReadMe resolves to itself");
+	CHECK(t_dir_has(col, "readme") && t_dir_has(col, "README") && t_dir_has(col, "ReadMe"),
+	      "readdir shows all three");
+	CHECK(t_file_is(t_path(col, "a\xcc\x8a"), "A ring"),
+	      "å (NFD) resolves to U+00C5, smaller than U+212B by any order");
+	CHECK(t_file_is(t_path(col, "\xe2\x84\xab"), "angstrom sign"), "exact U+212B resolves to itself");
+	/* fs-notes A2: plain lexicographic byte order, not length first. */
+	CHECK(t_file_is(t_path(col, "CAF\xc3\x89"), "nfd"),
+	      "CAFÉ resolves to the NFD twin (memcmp-smaller though longer)");
+	CHECK(t_file_is(t_path(col, "Caf\xc3\xa9"), "nfc"), "exact NFC Café resolves to itself");
+	CHECK(t_dir_has(col, "Caf\xc3\xa9") && t_dir_has(col, "Cafe\xcc\x81"),
+	      "readdir lists both Café twins byte for byte");
+	CHECK(t_dir_count(col) == 7, "readdir lists all 7 entries (%ld)", t_dir_count(col));
+	CHECK(t_file_is(t_path(m.mnt, "dir/X"), "in DIR"), "dir/X descends into DIR (smallest)");
+	CHECK(t_file_is(t_path(m.mnt, "Dir/x"), "in Dir"), "Dir/x descends into Dir (exact)");
+	struct stat st;
+	CHECK_ERR(mkdir(t_path(m.mnt, "dIR"), 0755), EEXIST, "mkdir dIR: EEXIST");
+	/* Removing the winner hands the spelling to the next smallest. */
+	CHECK_OK(unlink(t_path(col, "README")), "unlink exact README");
+	CHECK(t_file_is(t_path(col, "Readme"), "mixed"), "Readme now resolves to ReadMe");
+	CHECK_OK(unlink(t_path(col, "ReadMe")), "unlink exact ReadMe");
+	CHECK(t_file_is(t_path(col, "Readme"), "lower"), "Readme now resolves to readme");
+	CHECK_OK(unlink(t_path(col, "READme")), "unlink READme (the last one)");
+	CHECK_ERR(stat(t_path(col, "readme"), &st), ENOENT, "no readme left");
+	t_umount(&m);
+}
+
+/* ---- 15. encoding record --------------------------------------------- */
+
+static int contains(const char *hay, const char *needle)
+{
+	return strstr(hay, needle) != NULL;
+}
+
+static void sec_record(void)
+{
+	t_section("encoding record: created at first mount, mismatches refused");
+	const char *src = t_newdir("src-record");
+	struct t_mount m = {0};
+	if (t_mount(&m, src, "casefold"))
+		return (void)CHECK(0, "first mount");
+	CHECK_OK(mkfile(t_path(m.mnt, "Keep"), "k"), "create Keep");
+	t_umount(&m);
+	struct stat st;
+	CHECK(stat(t_path(src, ".foldfs"), &st) == 0 && S_ISREG(st.st_mode),
+	      "SOURCE/.foldfs exists after the first mount");
+	char rec[4096] = "";
+	t_read_file(t_path(src, ".foldfs"), rec, sizeof rec);
+	CHECK(contains(rec, "encoding=utf8-12.1"), "record says encoding=utf8-12.1...");
+	char out[8192];
+	int rc = run_tool(out, sizeof out, t_opt.foldfs, "--info", src, NULL, NULL);
+	CHECK(rc == 0 && contains(out, "12.1"), "foldfs --info SOURCE: exit %d, names 12.1", rc);
+	t_note("foldfs --info: %s", out);
+	const char *empty = t_newdir("src-norecord");
+	rc = run_tool(out, sizeof out, t_opt.foldfs, "--info", empty, NULL, NULL);
+	CHECK(rc == 1, "foldfs --info on a tree without a record exits 1 (%d)", rc);
+
+	rc = t_mount_refused(src, "encoding=utf8-15.0", out, sizeof out);
+	CHECK(rc != 0 && rc != -1, "remount with -o encoding=utf8-15.0 refused (exit %d)", rc);
+	CHECK(rc == 1, "refusal exit status is 1 (%d)", rc);
+	CHECK(contains(out, "12.1") && contains(out, "15.0"),
+	      "message names the recorded and the requested encoding: %s", out);
+	CHECK(contains(out, "foldfs-check"), "message says how to proceed (foldfs-check)");
+	rc = t_mount_refused(src, "strict", out, sizeof out);
+	CHECK(rc == 1, "remount with -o strict on a non-strict record refused (exit %d): %s", rc, out);
+	rc = t_mount_refused(src, "compat", out, sizeof out);
+	CHECK(rc == 1, "remount with -o compat on a plain record refused (exit %d)", rc);
+	char rec2[4096] = "";
+	t_read_file(t_path(src, ".foldfs"), rec2, sizeof rec2);
+	CHECK(!strcmp(rec, rec2), "refused mounts left the record untouched");
+
+	if (t_mount(&m, src, "casefold,encoding=utf8-12.1") == 0) {
+		CHECK(1, "remount with the recorded encoding spelled out works");
+		CHECK(t_file_is(t_path(m.mnt, "KEEP"), "k"), "data still there (KEEP)");
+		t_umount(&m);
+	}
+	if (t_mount(&m, src, "casefold") == 0) {
+		CHECK(1, "remount without options uses the record");
+		/* U+A7C7/U+A7C8 are a case pair only from Unicode 13 on. */
+		CHECK_OK(mkfile(t_path(m.mnt, "\xea\x9f\x87"), "new"), "create U+A7C7");
+		CHECK_OK(mkfile(t_path(m.mnt, "\xea\x9f\x88"), "new2"),
+			 "create U+A7C8 beside it (distinct under 12.1)");
+		t_umount(&m);
+	}
+
+	const char *src15 = t_newdir("src-u15");
+	if (t_mount(&m, src15, "casefold,encoding=utf8-15.0") == 0) {
+		CHECK_OK(mkfile(t_path(m.mnt, "\xea\x9f\x87"), "D"), "create U+A7C7 under utf8-15.0");
+		CHECK(t_file_is(t_path(m.mnt, "\xea\x9f\x88"), "D"), "U+A7C8 finds it under utf8-15.0");
+		CHECK_ERR(mkdir(t_path(m.mnt, "\xea\x9f\x88"), 0755), EEXIST, "mkdir U+A7C8: EEXIST");
+		t_umount(&m);
+		rc = run_tool(out, sizeof out, t_opt.foldfs, "--info", src15, NULL, NULL);
+		CHECK(rc == 0 && contains(out, "15.0"), "--info shows 15.0 (exit %d)", rc);
+		rc = t_mount_refused(src15, "encoding=utf8-12.1", out, sizeof out);
+		CHECK(rc == 1, "downgrade to utf8-12.1 refused (exit %d)", rc);
+	}
+	const char *srcbad = t_newdir("src-badenc");
+	rc = t_mount_refused(srcbad, "encoding=utf8-99.0", out, sizeof out);
+	CHECK(rc != 0 && rc != -1, "unknown encoding utf8-99.0 refused (exit %d)", rc);
+	CHECK(stat(t_path(srcbad, ".foldfs"), &st) == -1, "and no record was written");
+	rc = t_mount_refused(srcbad, "encoding=latin1", out, sizeof out);
+	CHECK(rc != 0 && rc != -1, "unknown encoding latin1 refused (exit %d)", rc);
+
+	/* A record naming a future Unicode version is refused. */
+	const char *srcfut = t_newdir("src-future");
+	char rtext[512];
+	snprintf(rtext, sizeof rtext,
+		 "# foldfs encoding record - do not edit; see foldfs(8)\nformat=1\n"
+		 "encoding=utf8-99.0.0\nflags=\ncreated=2026-01-01T00:00:00Z\ncreator=fs-basic\n");
+	t_write_file(t_path(srcfut, ".foldfs"), rtext);
+	rc = t_mount_refused(srcfut, "casefold", out, sizeof out);
+	CHECK(rc == 1, "record naming utf8-99.0.0 refused (exit %d)", rc);
+
+	const char *srcnf = t_newdir("src-nofold");
+	if (t_mount(&m, srcnf, "nofold") == 0) {
+		CHECK_OK(mkfile(t_path(m.mnt, "Abc"), "a"), "nofold: create Abc");
+		CHECK_ERR(stat(t_path(m.mnt, "ABC"), &st), ENOENT, "nofold: ABC not found");
+		CHECK_OK(mkfile(t_path(m.mnt, "ABC"), "b"), "nofold: ABC created beside Abc");
+		t_umount(&m);
+		CHECK(stat(t_path(srcnf, ".foldfs"), &st) == -1, "nofold mount wrote no record");
+	}
+}
+
+/* ---- 16. .foldfs invisible ------------------------------------------- */
+
+static void sec_hidden(struct t_mount *m)
+{
+	t_section(".foldfs is invisible in the view");
+	char before[4096] = "", after[4096] = "";
+	t_read_file(t_path(m->src, ".foldfs"), before, sizeof before);
+	CHECK(before[0] != 0, "SOURCE has a record");
+	CHECK(!t_dir_has(m->mnt, ".foldfs"), "root readdir does not list .foldfs");
+	struct stat st;
+	CHECK_ERR(stat(t_path(m->mnt, ".foldfs"), &st), ENOENT, "stat .foldfs");
+	CHECK_ERR(stat(t_path(m->mnt, ".FOLDFS"), &st), ENOENT, "stat .FOLDFS");
+	CHECK_ERR(open(t_path(m->mnt, ".foldfs"), O_CREAT | O_WRONLY, 0644), EPERM,
+		  "create .foldfs at the root");
+	CHECK_ERR(mkdir(t_path(m->mnt, ".foldfs"), 0755), EPERM, "mkdir .foldfs at the root");
+	CHECK_OK(mkfile(t_path(m->mnt, "rfile"), "r"), "create rfile");
+	CHECK_ERR(open(t_path(m->mnt, ".FOLDFS"), O_CREAT | O_WRONLY, 0644), EPERM,
+		  "create .FOLDFS (equivalent) at the root");
+	CHECK_ERR(symlink("x", t_path(m->mnt, ".FoldFS")), EPERM, "symlink .FoldFS at the root");
+	CHECK_ERR(rename(t_path(m->mnt, "rfile"), t_path(m->mnt, ".foldfs")), EPERM,
+		  "rename onto .foldfs at the root");
+	CHECK_ERR(link(t_path(m->mnt, "rfile"), t_path(m->mnt, ".foldfs")), EPERM,
+		  "link to .foldfs at the root");
+	CHECK_ERR(unlink(t_path(m->mnt, ".foldfs")), ENOENT, "unlink .foldfs at the root");
+	CHECK(t_file_is(t_path(m->mnt, "rfile"), "r"), "rfile untouched by the refused rename");
+	t_read_file(t_path(m->src, ".foldfs"), after, sizeof after);
+	CHECK(!strcmp(before, after), "record unchanged");
+	CHECK_OK(mkdir(t_path(m->mnt, "hsub"), 0755), "mkdir hsub");
+	CHECK_OK(mkfile(t_path(m->mnt, "hsub/.foldfs"), "ordinary"),
+		 "hsub/.foldfs is an ordinary name below the root");
+	CHECK(t_dir_has(t_path(m->mnt, "hsub"), ".foldfs"), "and is listed there");
+}
+
+/* ---- 17. strict ------------------------------------------------------- */
+
+static void sec_strict(void)
+{
+	t_section("strict: ill-formed names refused in folding directories");
+	const char *src = t_newdir("src-strict");
+	struct t_mount m = {0};
+	if (t_mount(&m, src, "casefold,strict"))
+		return (void)CHECK(0, "mount -o casefold,strict");
+	static const char *const bad[] = {
+		"corac\xcc\xa7\xc3", "cora\xc3\xa7\xc3", "\xc0\xaf", "sur\xed\xa0\x80",
+		"\xf4\x90\x80\x80", "lone\x80", "\xff",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		CHECK_ERR(open(t_path(m.mnt, bad[i]), O_CREAT | O_WRONLY, 0644), EINVAL,
+			  "create %s", t_q(bad[i]));
+	CHECK_ERR(mkdir(t_path(m.mnt, bad[0]), 0755), EINVAL, "mkdir %s", t_q(bad[0]));
+	CHECK_ERR(symlink("t", t_path(m.mnt, bad[0])), EINVAL, "symlink %s", t_q(bad[0]));
+	CHECK_ERR(mknod(t_path(m.mnt, bad[0]), S_IFIFO | 0644, 0), EINVAL, "mknod %s", t_q(bad[0]));
+	CHECK_OK(mkfile(t_path(m.mnt, "good"), "g"), "create good");
+	CHECK_ERR(link(t_path(m.mnt, "good"), t_path(m.mnt, bad[0])), EINVAL, "link to %s",
+		  t_q(bad[0]));
+	CHECK_ERR(rename(t_path(m.mnt, "good"), t_path(m.mnt, bad[1])), EINVAL, "rename to %s",
+		  t_q(bad[1]));
+	CHECK_OK(mkfile(t_path(m.mnt, "cora\xc3\xa7\xc3\xa3o"), "c"), "well-formed coração is fine");
+	CHECK(t_file_is(t_path(m.mnt, "CORAC\xcc\xa7\xc3\x83O"), "c"), "and folds");
+	CHECK(t_dir_count(m.mnt) == 2, "only the two good names exist (%ld)", t_dir_count(m.mnt));
+	t_umount(&m);
+
+	const char *src2 = t_newdir("src-strict-plain");
+	if (t_mount(&m, src2, "strict"))
+		return (void)CHECK(0, "mount -o strict (no casefold)");
+	CHECK_OK(mkfile(t_path(m.mnt, bad[0]), "p"), "plain root under strict: %s allowed",
+		 t_q(bad[0]));
+	CHECK_OK(mkdir(t_path(m.mnt, "cf"), 0755), "mkdir cf");
+	CHECK_OK(set_casefold(t_path(m.mnt, "cf"), 1), "+F cf");
+	CHECK_ERR(open(t_path(m.mnt, "cf/x\xff"), O_CREAT | O_WRONLY, 0644), EINVAL,
+		  "cf/x\\xff refused inside the folding dir");
+	t_umount(&m);
+}
+
+/* ---- 18. compat, ascii, ignorables ------------------------------------ */
+
+static void sec_compat(void)
+{
+	t_section("compat: ligatures and fullwidth match their plain forms");
+	const char *src = t_newdir("src-compat");
+	struct t_mount m = {0};
+	if (t_mount(&m, src, "casefold,compat"))
+		return (void)CHECK(0, "mount -o casefold,compat");
+	CHECK_OK(mkfile(t_path(m.mnt, "\xef\xac\x81le"), "lig"), "create ﬁle (U+FB01)");
+	CHECK(t_file_is(t_path(m.mnt, "file"), "lig"), "file finds ﬁle");
+	CHECK(t_file_is(t_path(m.mnt, "FILE"), "lig"), "FILE finds ﬁle");
+	CHECK_ERR(open(t_path(m.mnt, "fiLE"), O_CREAT | O_EXCL | O_WRONLY, 0644), EEXIST,
+		  "O_EXCL fiLE: EEXIST");
+	CHECK(t_dir_has(m.mnt, "\xef\xac\x81le") && !t_dir_has(m.mnt, "file"),
+	      "readdir keeps the ligature spelling");
+	CHECK_OK(mkfile(t_path(m.mnt, "\xc4\xb3sselmeer"), "ij"), "create ĳsselmeer (U+0133)");
+	CHECK(t_file_is(t_path(m.mnt, "IJSSELMEER"), "ij"), "IJSSELMEER finds it under compat");
+	CHECK_OK(mkfile(t_path(m.mnt, "\xef\xbc\xa1\xef\xbc\xa2\xef\xbc\xa3"), "fw"), "create ＡＢＣ");
+	CHECK(t_file_is(t_path(m.mnt, "abc"), "fw"), "abc finds ＡＢＣ");
+	CHECK_OK(mkfile(t_path(m.mnt, "x\xc2\xb2"), "sq"), "create x²");
+	CHECK(t_file_is(t_path(m.mnt, "X2"), "sq"), "X2 finds x²");
+	struct stat st;
+	CHECK_ERR(stat(t_path(m.mnt, "x3"), &st), ENOENT, "x3 does not");
+	t_umount(&m);
+}
+
+static void sec_ascii(void)
+{
+	t_section("encoding=ascii: only A-Z fold");
+	const char *src = t_newdir("src-ascii");
+	struct t_mount m = {0};
+	if (t_mount(&m, src, "casefold,encoding=ascii"))
+		return (void)CHECK(0, "mount -o casefold,encoding=ascii");
+	CHECK_OK(mkfile(t_path(m.mnt, "abc"), "a"), "create abc");
+	CHECK(t_file_is(t_path(m.mnt, "ABC"), "a"), "ABC finds abc");
+	CHECK_OK(mkfile(t_path(m.mnt, "caf\xc3\xa9"), "c"), "create café (NFC)");
+	struct stat st;
+	CHECK_ERR(stat(t_path(m.mnt, "CAF\xc3\x89"), &st), ENOENT, "CAFÉ does not fold under ascii");
+	CHECK_ERR(stat(t_path(m.mnt, "cafe\xcc\x81"), &st), ENOENT, "NFD café is distinct under ascii");
+	CHECK(t_file_is(t_path(m.mnt, "CAF\xc3\xa9"), "c"), "CAFé (ASCII part folded) finds it");
+	t_umount(&m);
+}
+
+static void sec_ignorables(void)
+{
+	t_section("ignorables: Default_Ignorable_Code_Point ignored");
+	const char *src = t_newdir("src-ign");
+	struct t_mount m = {0};
+	if (t_mount(&m, src, "casefold,ignorables"))
+		return (void)CHECK(0, "mount -o casefold,ignorables");
+	CHECK_OK(mkfile(t_path(m.mnt, "zw\xe2\x80\x8bsp"), "z"), "create zw<U+200B>sp");
+	CHECK(t_file_is(t_path(m.mnt, "ZWSP"), "z"), "ZWSP finds it");
+	CHECK_OK(mkfile(t_path(m.mnt, "soft\xc2\xadhyphen"), "s"), "create soft<U+00AD>hyphen");
+	CHECK(t_file_is(t_path(m.mnt, "softhyphen"), "s"), "softhyphen finds it");
+	CHECK_ERR(mkdir(t_path(m.mnt, "zwsp"), 0755), EEXIST, "mkdir zwsp: EEXIST");
+	t_umount(&m);
+}
+
+/* ---- 19. daemon mode, mount options, CLI ------------------------------ */
+
+static void sec_daemon(void)
+{
+	t_section("daemon mode (no -f)");
+	const char *src = t_newdir("src-daemon");
+	struct t_mount m = {0};
+	if (t_mount_daemon(&m, src, "casefold") == 0) {
+		CHECK(1, "foldfs without -f forks, exits 0, leaves the mount live");
+		CHECK_OK(mkfile(t_path(m.mnt, "Daemon"), "d"), "create Daemon");
+		CHECK(t_file_is(t_path(m.mnt, "DAEMON"), "d"), "DAEMON finds it");
+		t_umount(&m);
+		CHECK(!t_is_mounted(m.mnt), "unmounted");
+	} else {
+		CHECK(0, "daemon-mode mount");
+	}
+}
+
+static void sec_options(void)
+{
+	t_section("mount-only options accepted; mount -t fuse.foldfs");
+	const char *src = t_newdir("src-opts");
+	struct t_mount m = {0};
+	int r = t_mount(&m, src, "casefold,rw,nofail,_netdev,defaults,noauto,auto,user,users");
+	CHECK(r == 0, "rw,nofail,_netdev,defaults,noauto,auto,user,users accepted");
+	if (r == 0) {
+		CHECK_OK(mkfile(t_path(m.mnt, "Opt"), "o"), "create Opt");
+		CHECK(t_file_is(t_path(m.mnt, "OPT"), "o"), "OPT finds it");
+		t_umount(&m);
+	}
+	char out[4096];
+	r = t_mount_refused(src, "casefold,no_such_option_xyz", out, sizeof out);
+	CHECK(r != 0, "an unknown option is refused (exit %d): %s", r, out);
+
+	/* mount(8) resets PATH before it runs mount.fuse3, so a foldfs that is
+	 * not installed is named by its path with the "PROGRAM#SOURCE" form;
+	 * mount.fuse3 itself (as /etc/fstab's type fuse.foldfs makes mount(8)
+	 * call it) finds "foldfs" on our PATH. */
+	char dir[4096], path[8192];
+	snprintf(dir, sizeof dir, "%s", t_opt.foldfs);
+	char *sl = strrchr(dir, '/');
+	if (sl)
+		*sl = 0;
+	snprintf(path, sizeof path, "%s:%s", dir, getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+	setenv("PATH", path, 1);
+	for (int how = 0; how < 2; how++) {
+		const char *mnt = t_newdir("mnt-mount8");
+		char spec[8300];
+		snprintf(spec, sizeof spec, "%s#%s", t_opt.foldfs, src);
+		const char *via_mount[] = {"mount", "-t", "fuse", spec, mnt, "-o",
+					   "casefold,nofail,_netdev", NULL};
+		const char *via_helper[] = {"mount.fuse3", src, mnt, "-t", "fuse.foldfs", "-o",
+					    "casefold,rw,defaults,nofail,_netdev,noauto,users", NULL};
+		const char *what = how ? "mount.fuse3 SRC MNT -t fuse.foldfs -o casefold,rw,defaults,..."
+				       : "mount -t fuse FOLDFS#SRC MNT -o casefold,nofail,_netdev";
+		r = t_run(how ? via_helper : via_mount, out, sizeof out, 30);
+		CHECK(r == 0 && t_is_mounted(mnt), "%s (exit %d) %s", what, r, out);
+		if (!t_is_mounted(mnt))
+			continue;
+		CHECK(t_file_is(t_path(mnt, "opt"), "o"), "opt resolves through that mount");
+		const char *uargv[] = {"umount", mnt, NULL};
+		r = t_run(uargv, out, sizeof out, 30);
+		CHECK(r == 0 && !t_is_mounted(mnt), "umount MNT (exit %d) %s", r, out);
+		if (t_is_mounted(mnt)) {
+			const char *z[] = {"fusermount3", "-u", "-z", mnt, NULL};
+			t_run(z, NULL, 0, 10);
+		}
+	}
+}
+
+static void sec_cli(void)
+{
+	t_section("command line: --help, --version, bad usage");
+	char out[16384];
+	int rc = run_tool(out, sizeof out, t_opt.foldfs, "--help", NULL, NULL, NULL);
+	CHECK(rc == 0 && contains(out, "casefold") && contains(out, "encoding") &&
+		      contains(out, "--info"),
+	      "--help exits 0 and documents casefold, encoding, --info (%d)", rc);
+	rc = run_tool(out, sizeof out, t_opt.foldfs, "--version", NULL, NULL, NULL);
+	CHECK(rc == 0 && strlen(out) > 0, "--version exits 0 and prints something (%d)", rc);
+	rc = run_tool(out, sizeof out, t_opt.foldfs, NULL, NULL, NULL, NULL);
+	CHECK(rc != 0 && strlen(out) > 0, "no arguments: non-zero exit with a message (%d)", rc);
+	rc = run_tool(out, sizeof out, t_opt.foldfs, "/nonexistent-src-xyz",
+		      t_newdir("mnt-cli"), "-f", NULL);
+	CHECK(rc != 0 && rc != -1 && strlen(out) > 0,
+	      "missing SOURCE: non-zero exit with a message (%d) %s", rc, out);
+}
+
+int main(int argc, char **argv)
+{
+	t_init(argc, argv, help, extra_opt);
+	struct t_mount a = {0}, b = {0};
+	int need_a = want("lookup") || want("illformed") || want("eexist") || want("ocreat") ||
+		     want("rename") || want("symlink") || want("hardlink") || want("openfd") ||
+		     want("preserve") || want("xattr") || want("bigdir") || want("hidden");
+	if (need_a) {
+		if (t_mount(&a, t_newdir("src-a"), "casefold") == 0) {
+			CHECK(has_casefold(a.mnt) == 1, "-o casefold: the root reports F");
+			if (want("lookup"))
+				sec_lookup(&a);
+			if (want("illformed"))
+				sec_illformed(&a);
+			if (want("eexist"))
+				sec_eexist(&a);
+			if (want("ocreat"))
+				sec_ocreat(&a);
+			if (want("rename"))
+				sec_rename(&a);
+			if (want("symlink"))
+				sec_symlink(&a);
+			if (want("hardlink"))
+				sec_hardlink(&a);
+			if (want("openfd"))
+				sec_openfd(&a);
+			if (want("preserve"))
+				sec_preserve(&a);
+			if (want("xattr"))
+				sec_xattr(&a);
+			if (want("hidden"))
+				sec_hidden(&a);
+			if (want("bigdir"))
+				sec_bigdir(&a);
+			t_umount(&a);
+		} else {
+			CHECK(0, "mount -o casefold");
+		}
+	}
+	if (want("chattr") || want("nesting")) {
+		if (t_mount(&b, t_newdir("src-b"), "") == 0) {
+			if (want("nesting"))
+				sec_nesting(&b);
+			if (want("chattr"))
+				sec_chattr(&b);
+			t_umount(&b);
+		} else {
+			CHECK(0, "mount without -o casefold");
+		}
+	}
+	if (want("collide"))
+		sec_collide();
+	if (want("record"))
+		sec_record();
+	if (want("strict"))
+		sec_strict();
+	if (want("compat"))
+		sec_compat();
+	if (want("ascii"))
+		sec_ascii();
+	if (want("ignorables"))
+		sec_ignorables();
+	if (want("daemon"))
+		sec_daemon();
+	if (want("options"))
+		sec_options();
+	if (want("cli"))
+		sec_cli();
+	return t_finish();
+}

@@ -1,0 +1,603 @@
+/*
+ * fs-posix.c - POSIX sanity of a foldfs view, run in a folding and in a
+ * plain directory of the same mount: file I/O, append, truncation, a sparse
+ * file beyond 4 GiB, directories, rename (with renameat2 NOREPLACE and
+ * EXCHANGE), symlinks, link counts, chmod/chown, utimensat, FIFOs, xattrs,
+ * fallocate, fsync, statfs, flock and fcntl/OFD locks, telldir/seekdir,
+ * mmap, name length, O_TMPFILE (skipped when unsupported), and ownership
+ * of files created by a non-root user under -o allow_other.
+ */
+#define _GNU_SOURCE
+#define _FILE_OFFSET_BITS 64
+#include "harness.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef FS_CASEFOLD_FL
+#define FS_CASEFOLD_FL 0x40000000
+#endif
+
+static const char help[] =
+	"NAME\n"
+	"    fs-posix - POSIX sanity checks through a foldfs view\n"
+	"\n"
+	"SYNOPSIS\n"
+	"    fs-posix [--foldfs PATH] [--root DIR] [--watchdog SECS] [-q|-v]\n"
+	"\n"
+	"DESCRIPTION\n"
+	"    Mounts a fresh SOURCE (no -o casefold), makes one folding (chattr\n"
+	"    +F) and one plain directory, and runs the same POSIX checks in both;\n"
+	"    then mounts with -o allow_other and checks that files made by a\n"
+	"    non-root user (uid/gid 4321, via setresuid) belong to that user and\n"
+	"    group, and that permissions are enforced.  Must run as root.\n"
+	"\n"
+	"EXIT STATUS\n"
+	"    0 if every check passed, 1 otherwise; the last line is\n"
+	"    \"N passed, N failed\" (\", N skipped\" when something was skipped).\n";
+
+#define TUID 4321
+#define TGID 4321
+
+static const char *L; /* label of the directory under test */
+
+static int sys_renameat2(const char *a, const char *b, unsigned flags)
+{
+	return (int)syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, flags);
+}
+
+static void t_io(const char *d)
+{
+	const char *f = t_path(d, "io");
+	int fd = open(f, O_CREAT | O_RDWR | O_EXCL, 0644);
+	if (!CHECK(fd >= 0, "[%s] create io: %s", L, fd < 0 ? strerror(errno) : "ok"))
+		return;
+	CHECK(write(fd, "hello world", 11) == 11, "[%s] write 11 bytes", L);
+	char buf[64] = "";
+	CHECK(pread(fd, buf, sizeof buf, 0) == 11 && !memcmp(buf, "hello world", 11),
+	      "[%s] pread reads them back", L);
+	CHECK(pwrite(fd, "W", 1, 6) == 1, "[%s] pwrite at 6", L);
+	memset(buf, 0, sizeof buf);
+	CHECK(pread(fd, buf, 5, 6) == 5 && !memcmp(buf, "World", 5), "[%s] pread after pwrite", L);
+	CHECK(lseek(fd, 0, SEEK_END) == 11, "[%s] lseek SEEK_END = 11", L);
+	close(fd);
+
+	fd = open(f, O_WRONLY | O_APPEND);
+	lseek(fd, 0, SEEK_SET);
+	CHECK(write(fd, "!", 1) == 1, "[%s] O_APPEND write", L);
+	close(fd);
+	CHECK(t_file_is(f, "hello World!"), "[%s] O_APPEND wrote at the end", L);
+
+	CHECK_OK(truncate(f, 5), "[%s] truncate to 5", L);
+	CHECK(t_file_is(f, "hello"), "[%s] content is the prefix", L);
+	CHECK_OK(truncate(f, 100), "[%s] truncate up to 100", L);
+	fd = open(f, O_RDWR);
+	memset(buf, 1, sizeof buf);
+	CHECK(pread(fd, buf, 10, 50) == 10 && !memcmp(buf, "\0\0\0\0\0\0\0\0\0\0", 10),
+	      "[%s] the extension reads as zeros", L);
+	CHECK_OK(ftruncate(fd, 2), "[%s] ftruncate to 2", L);
+	struct stat st;
+	CHECK(fstat(fd, &st) == 0 && st.st_size == 2, "[%s] fstat size 2", L);
+	CHECK_OK(fsync(fd), "[%s] fsync", L);
+	CHECK_OK(fdatasync(fd), "[%s] fdatasync", L);
+	close(fd);
+	int dfd = open(d, O_RDONLY | O_DIRECTORY);
+	CHECK_OK(fsync(dfd), "[%s] fsync on a directory", L);
+	close(dfd);
+
+	/* mmap write, read back with read(2) */
+	fd = open(f, O_RDWR);
+	CHECK_OK(ftruncate(fd, 4096), "[%s] size 4096 for mmap", L);
+	char *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (CHECK(p != MAP_FAILED, "[%s] mmap MAP_SHARED", L)) {
+		memcpy(p + 100, "mapped", 6);
+		CHECK_OK(msync(p, 4096, MS_SYNC), "[%s] msync", L);
+		munmap(p, 4096);
+		memset(buf, 0, sizeof buf);
+		CHECK(pread(fd, buf, 6, 100) == 6 && !memcmp(buf, "mapped", 6),
+		      "[%s] read(2) sees the mmap write", L);
+	}
+	close(fd);
+
+	/* Sparse file past 4 GiB. */
+	const char *big = t_path(d, "sparse");
+	fd = open(big, O_CREAT | O_RDWR, 0644);
+	off_t off = 5LL << 30;
+	CHECK(pwrite(fd, "end!", 4, off) == 4, "[%s] pwrite at 5 GiB", L);
+	int rs = fstat(fd, &st);
+	CHECK(rs == 0 && st.st_size == off + 4, "[%s] size 5 GiB + 4 (%lld)", L,
+	      (long long)st.st_size);
+	CHECK(st.st_blocks * 512 < (1 << 20), "[%s] it is sparse (%lld blocks)", L,
+	      (long long)st.st_blocks);
+	memset(buf, 0, sizeof buf);
+	CHECK(pread(fd, buf, 4, off) == 4 && !memcmp(buf, "end!", 4), "[%s] pread at 5 GiB", L);
+	memset(buf, 1, sizeof buf);
+	CHECK(pread(fd, buf, 8, 3LL << 30) == 8 && !memcmp(buf, "\0\0\0\0\0\0\0\0", 8),
+	      "[%s] the hole at 3 GiB reads zeros", L);
+	close(fd);
+	CHECK_OK(unlink(big), "[%s] unlink sparse", L);
+
+	/* fallocate */
+	const char *fa = t_path(d, "falloc");
+	fd = open(fa, O_CREAT | O_RDWR, 0644);
+	int r = fallocate(fd, 0, 0, 1 << 20);
+	CHECK(r == 0, "[%s] fallocate 1 MiB: %s", L, r ? strerror(errno) : "ok");
+	rs = fstat(fd, &st);
+	CHECK(rs == 0 && st.st_size == (1 << 20) && st.st_blocks >= 2048,
+	      "[%s] size 1 MiB, blocks allocated (%lld)", L, (long long)st.st_blocks);
+	r = fallocate(fd, FALLOC_FL_KEEP_SIZE, 1 << 20, 1 << 20);
+	rs = fstat(fd, &st);
+	CHECK(r == 0 && rs == 0 && st.st_size == (1 << 20) && st.st_blocks >= 4096,
+	      "[%s] FALLOC_FL_KEEP_SIZE allocates (%lld blocks) and keeps the size", L,
+	      (long long)st.st_blocks);
+	blkcnt_t before = st.st_blocks;
+	r = fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, 512 << 10);
+	rs = fstat(fd, &st);
+	CHECK(r == 0 && rs == 0 && st.st_blocks < before && st.st_size == (1 << 20),
+	      "[%s] punch hole frees blocks (%lld -> %lld)", L, (long long)before,
+	      (long long)st.st_blocks);
+	close(fd);
+}
+
+static void t_dirs(const char *d)
+{
+	const char *s = t_path(d, "sub");
+	struct stat st, ps, ps2;
+	CHECK(stat(d, &ps) == 0, "[%s] stat dir", L);
+	CHECK_OK(mkdir(s, 0755), "[%s] mkdir sub", L);
+	CHECK(stat(s, &st) == 0 && S_ISDIR(st.st_mode) && st.st_nlink == 2,
+	      "[%s] sub is a directory with nlink 2", L);
+	int rs = stat(d, &ps2);
+	CHECK(rs == 0 && ps2.st_nlink == ps.st_nlink + 1,
+	      "[%s] parent nlink grew by one (%lu -> %lu)", L, (unsigned long)ps.st_nlink,
+	      (unsigned long)ps2.st_nlink);
+	CHECK_ERR(mkdir(s, 0755), EEXIST, "[%s] mkdir sub again", L);
+	t_write_file(t_path(s, "f"), "f");
+	CHECK_ERR(rmdir(s), ENOTEMPTY, "[%s] rmdir non-empty", L);
+	CHECK_ERR(rmdir(t_path(s, "f")), ENOTDIR, "[%s] rmdir a file", L);
+	CHECK_ERR(unlink(s), EISDIR, "[%s] unlink a directory", L);
+	CHECK_ERR(open(t_path(s, "f"), O_RDONLY | O_DIRECTORY), ENOTDIR, "[%s] O_DIRECTORY on a file", L);
+	CHECK_ERR(open(t_path(s, "nope"), O_RDONLY), ENOENT, "[%s] open missing", L);
+	CHECK_ERR(open(t_path(s, "f"), O_CREAT | O_EXCL | O_WRONLY, 0644), EEXIST,
+		  "[%s] O_EXCL on existing", L);
+	CHECK_ERR(stat(t_path(s, "f/x"), &st), ENOTDIR, "[%s] path through a file", L);
+	CHECK_OK(unlink(t_path(s, "f")), "[%s] unlink sub/f", L);
+	CHECK_OK(rmdir(s), "[%s] rmdir sub", L);
+	CHECK_ERR(stat(s, &st), ENOENT, "[%s] sub gone", L);
+	char name[300];
+	memset(name, 'n', 255);
+	name[255] = 0;
+	CHECK_OK(t_write_file(t_path(d, name), "long"), "[%s] 255-byte name", L);
+	CHECK(t_file_is(t_path(d, name), "long"), "[%s] 255-byte name reads back", L);
+	unlink(t_path(d, name));
+	name[255] = 'n';
+	name[256] = 0;
+	CHECK_ERR(open(t_path(d, name), O_CREAT | O_WRONLY, 0644), ENAMETOOLONG, "[%s] 256-byte name", L);
+}
+
+static void t_rename(const char *d)
+{
+	const char *a = t_path(d, "ra"), *b = t_path(d, "rb");
+	t_write_file(a, "A");
+	CHECK_OK(rename(a, b), "[%s] rename ra rb", L);
+	CHECK(t_file_is(b, "A") && access(a, F_OK) == -1, "[%s] moved", L);
+	t_write_file(a, "A2");
+	CHECK_OK(rename(a, b), "[%s] rename over an existing file", L);
+	CHECK(t_file_is(b, "A2"), "[%s] replaced", L);
+	t_write_file(a, "A3");
+	CHECK_ERR(sys_renameat2(a, b, RENAME_NOREPLACE), EEXIST, "[%s] RENAME_NOREPLACE onto rb", L);
+	CHECK(t_file_is(b, "A2") && t_file_is(a, "A3"), "[%s] nothing changed", L);
+	CHECK_OK(sys_renameat2(a, t_path(d, "rc"), RENAME_NOREPLACE), "[%s] RENAME_NOREPLACE to a new name", L);
+	CHECK_OK(sys_renameat2(t_path(d, "rc"), b, RENAME_EXCHANGE), "[%s] RENAME_EXCHANGE rc rb", L);
+	CHECK(t_file_is(b, "A3") && t_file_is(t_path(d, "rc"), "A2"), "[%s] contents swapped", L);
+	CHECK_ERR(sys_renameat2(b, t_path(d, "missing"), RENAME_EXCHANGE), ENOENT,
+		  "[%s] RENAME_EXCHANGE with a missing target", L);
+	CHECK_OK(mkdir(t_path(d, "rd1"), 0755), "[%s] mkdir rd1", L);
+	CHECK_OK(mkdir(t_path(d, "rd2"), 0755), "[%s] mkdir rd2", L);
+	t_write_file(t_path(d, "rd2/x"), "x");
+	CHECK_ERR(rename(t_path(d, "rd1"), t_path(d, "rd2")), ENOTEMPTY,
+		  "[%s] rename dir over a non-empty dir", L);
+	CHECK_ERR(rename(b, t_path(d, "rd1")), EISDIR, "[%s] rename file over a dir", L);
+	CHECK_ERR(rename(t_path(d, "rd1"), b), ENOTDIR, "[%s] rename dir over a file", L);
+	CHECK_ERR(rename(t_path(d, "rd2"), t_path(d, "rd2/x/inside")), ENOTDIR,
+		  "[%s] rename into a path through a file", L);
+	CHECK_ERR(rename(t_path(d, "rd2"), t_path(d, "rd2/under")), EINVAL,
+		  "[%s] rename a dir into itself", L);
+	CHECK_OK(rename(t_path(d, "rd2"), t_path(d, "rd1/moved")), "[%s] move a dir into another", L);
+	CHECK(t_file_is(t_path(d, "rd1/moved/x"), "x"), "[%s] its content moved along", L);
+	CHECK_OK(sys_renameat2(t_path(d, "rd1"), b, RENAME_EXCHANGE),
+		 "[%s] RENAME_EXCHANGE a dir and a file", L);
+	struct stat st;
+	CHECK(stat(b, &st) == 0 && S_ISDIR(st.st_mode) && t_file_is(t_path(d, "rd1"), "A3"),
+	      "[%s] dir and file swapped", L);
+}
+
+static void t_links(const char *d)
+{
+	const char *t = t_path(d, "lt"), *s = t_path(d, "ls");
+	t_write_file(t, "target");
+	CHECK_OK(symlink("some/Where/../lt", s), "[%s] symlink", L);
+	char buf[256];
+	ssize_t n = readlink(s, buf, sizeof buf);
+	CHECK(n == 16 && !memcmp(buf, "some/Where/../lt", 16), "[%s] readlink exact", L);
+	struct stat st;
+	CHECK(lstat(s, &st) == 0 && S_ISLNK(st.st_mode) && st.st_size == 16,
+	      "[%s] lstat: symlink of size 16", L);
+	CHECK_ERR(stat(s, &st), ENOENT, "[%s] dangling: stat ENOENT", L);
+	CHECK_OK(symlink("lt", t_path(d, "ls2")), "[%s] symlink ls2 -> lt", L);
+	CHECK(t_file_is(t_path(d, "ls2"), "target"), "[%s] read through ls2", L);
+
+	const char *h = t_path(d, "lh");
+	CHECK_OK(link(t, h), "[%s] link lt lh", L);
+	struct stat a, b;
+	CHECK(stat(t, &a) == 0 && stat(h, &b) == 0 && a.st_ino == b.st_ino && a.st_nlink == 2,
+	      "[%s] same inode, nlink 2", L);
+	CHECK_OK(unlink(t), "[%s] unlink lt", L);
+	CHECK(stat(h, &b) == 0 && b.st_nlink == 1, "[%s] nlink 1", L);
+	CHECK_ERR(link(d, t_path(d, "dirlink")), EPERM, "[%s] hard link to a directory", L);
+}
+
+static void t_attrs(const char *d, const char *srcd)
+{
+	const char *f = t_path(d, "attr");
+	t_write_file(f, "a");
+	struct stat st;
+	CHECK_OK(chmod(f, 0600), "[%s] chmod 0600", L);
+	CHECK(stat(f, &st) == 0 && (st.st_mode & 07777) == 0600, "[%s] mode 0600", L);
+	int fd = open(f, O_RDONLY);
+	CHECK_OK(fchmod(fd, 04751), "[%s] fchmod 04751", L);
+	CHECK(fstat(fd, &st) == 0 && (st.st_mode & 07777) == 04751, "[%s] mode 04751", L);
+	close(fd);
+	CHECK_OK(chown(f, 1234, 5678), "[%s] chown 1234:5678", L);
+	CHECK(stat(f, &st) == 0 && st.st_uid == 1234 && st.st_gid == 5678, "[%s] owner 1234:5678", L);
+	CHECK(stat(t_path(srcd, "attr"), &st) == 0 && st.st_uid == 1234 && st.st_gid == 5678,
+	      "[%s] SOURCE owner 1234:5678 too", L);
+	CHECK_OK(symlink("attr", t_path(d, "attrlink")), "[%s] symlink attrlink", L);
+	CHECK_OK(lchown(t_path(d, "attrlink"), 42, 43), "[%s] lchown the symlink", L);
+	CHECK(lstat(t_path(d, "attrlink"), &st) == 0 && st.st_uid == 42 && st.st_gid == 43,
+	      "[%s] symlink owner 42:43", L);
+	CHECK(stat(f, &st) == 0 && st.st_uid == 1234, "[%s] target owner unchanged", L);
+
+	struct timespec ts[2] = {{1000000000, 123456789}, {1200000000, 500000000}};
+	CHECK_OK(utimensat(AT_FDCWD, f, ts, 0), "[%s] utimensat", L);
+	CHECK(stat(f, &st) == 0 && st.st_atim.tv_sec == 1000000000 &&
+		      st.st_atim.tv_nsec == 123456789 && st.st_mtim.tv_sec == 1200000000 &&
+		      st.st_mtim.tv_nsec == 500000000,
+	      "[%s] atime/mtime set to the nanosecond", L);
+	struct timespec ts2[2] = {{0, UTIME_OMIT}, {1300000000, 0}};
+	CHECK_OK(utimensat(AT_FDCWD, f, ts2, 0), "[%s] utimensat with UTIME_OMIT", L);
+	CHECK(stat(f, &st) == 0 && st.st_atim.tv_sec == 1000000000 && st.st_mtim.tv_sec == 1300000000,
+	      "[%s] UTIME_OMIT kept atime", L);
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	struct timespec ts3[2] = {{0, UTIME_NOW}, {0, UTIME_NOW}};
+	CHECK_OK(utimensat(AT_FDCWD, f, ts3, 0), "[%s] utimensat UTIME_NOW", L);
+	CHECK(stat(f, &st) == 0 && st.st_mtim.tv_sec >= now.tv_sec - 1, "[%s] mtime is now", L);
+	struct timespec ts4[2] = {{5, 0}, {6, 0}};
+	CHECK_OK(utimensat(AT_FDCWD, t_path(d, "attrlink"), ts4, AT_SYMLINK_NOFOLLOW),
+		 "[%s] utimensat AT_SYMLINK_NOFOLLOW", L);
+	CHECK(lstat(t_path(d, "attrlink"), &st) == 0 && st.st_mtim.tv_sec == 6,
+	      "[%s] symlink's own mtime set", L);
+
+	const char *fifo = t_path(d, "fifo");
+	CHECK_OK(mknod(fifo, S_IFIFO | 0644, 0), "[%s] mknod FIFO", L);
+	CHECK(lstat(fifo, &st) == 0 && S_ISFIFO(st.st_mode), "[%s] it is a FIFO", L);
+	CHECK(lstat(t_path(srcd, "fifo"), &st) == 0 && S_ISFIFO(st.st_mode), "[%s] FIFO in SOURCE", L);
+	fd = open(fifo, O_RDONLY | O_NONBLOCK);
+	CHECK(fd >= 0, "[%s] open FIFO O_NONBLOCK", L);
+	if (fd >= 0)
+		close(fd);
+
+	/* xattrs */
+	CHECK_OK(setxattr(f, "user.a", "1", 1, XATTR_CREATE), "[%s] setxattr user.a", L);
+	CHECK_ERR(setxattr(f, "user.a", "2", 1, XATTR_CREATE), EEXIST, "[%s] XATTR_CREATE again", L);
+	CHECK_ERR(setxattr(f, "user.b", "2", 1, XATTR_REPLACE), ENODATA, "[%s] XATTR_REPLACE missing", L);
+	CHECK_OK(setxattr(f, "user.a", "value-2", 7, XATTR_REPLACE), "[%s] XATTR_REPLACE", L);
+	char v[64];
+	CHECK(getxattr(f, "user.a", NULL, 0) == 7, "[%s] size query 7", L);
+	CHECK_ERR(getxattr(f, "user.a", v, 3), ERANGE, "[%s] small buffer", L);
+	CHECK(getxattr(f, "user.a", v, sizeof v) == 7 && !memcmp(v, "value-2", 7), "[%s] getxattr", L);
+	CHECK_OK(setxattr(f, "user.empty", "", 0, 0), "[%s] empty value", L);
+	CHECK(getxattr(f, "user.empty", v, sizeof v) == 0, "[%s] empty value reads 0 bytes", L);
+	char list[1024];
+	ssize_t n = listxattr(f, list, sizeof list);
+	int seen = 0;
+	for (ssize_t o = 0; n > 0 && o < n; o += (ssize_t)strlen(list + o) + 1)
+		seen += !strcmp(list + o, "user.a") + !strcmp(list + o, "user.empty");
+	CHECK(seen == 2, "[%s] listxattr lists both", L);
+	CHECK_OK(removexattr(f, "user.a"), "[%s] removexattr", L);
+	CHECK_ERR(getxattr(f, "user.a", v, sizeof v), ENODATA, "[%s] removed", L);
+	CHECK_ERR(removexattr(f, "user.a"), ENODATA, "[%s] remove again", L);
+	CHECK(lgetxattr(t_path(srcd, "attr"), "user.empty", v, sizeof v) == 0,
+	      "[%s] xattr stored in SOURCE", L);
+	CHECK_OK(setxattr(d, "trusted.t", "x", 1, 0), "[%s] trusted.* on the directory (root)", L);
+
+	struct statfs sv, ss;
+	CHECK(statfs(d, &sv) == 0 && sv.f_bsize > 0 && sv.f_blocks > 0 && sv.f_namelen >= 255,
+	      "[%s] statfs: bsize %ld blocks %llu namelen %ld", L, (long)sv.f_bsize,
+	      (unsigned long long)sv.f_blocks, (long)sv.f_namelen);
+	CHECK(statfs(srcd, &ss) == 0 &&
+		      (unsigned long long)sv.f_blocks * (unsigned long long)sv.f_bsize ==
+			      (unsigned long long)ss.f_blocks * (unsigned long long)ss.f_bsize,
+	      "[%s] statfs size matches SOURCE's filesystem", L);
+}
+
+static void t_locks(const char *d)
+{
+	const char *f = t_path(d, "lock");
+	t_write_file(f, "0123456789abcdefghijklmnopqrstuvwxyz");
+	int a = open(f, O_RDWR), b = open(f, O_RDWR);
+	CHECK_OK(flock(a, LOCK_EX), "[%s] flock LOCK_EX", L);
+	CHECK_ERR(flock(b, LOCK_EX | LOCK_NB), EWOULDBLOCK, "[%s] second open file: LOCK_NB conflicts", L);
+	CHECK_OK(flock(a, LOCK_UN), "[%s] flock LOCK_UN", L);
+	CHECK_OK(flock(b, LOCK_EX | LOCK_NB), "[%s] now it gets the lock", L);
+	flock(b, LOCK_UN);
+
+	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 10};
+	CHECK_OK(fcntl(a, F_SETLK, &fl), "[%s] fcntl F_SETLK write 0-9", L);
+	fflush(stdout);
+	pid_t me = getpid();
+	pid_t pid = fork();
+	if (pid == 0) {
+		int c = open(f, O_RDWR);
+		struct flock l = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 5, .l_len = 10};
+		errno = 0;
+		int r = fcntl(c, F_SETLK, &l);
+		CHECK(r == -1 && (errno == EAGAIN || errno == EACCES),
+		      "[%s] child: overlapping F_SETLK refused (%s)", L, strerrorname_np(errno));
+		struct flock g = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1};
+		r = fcntl(c, F_GETLK, &g);
+		CHECK(r == 0 && g.l_type == F_WRLCK && g.l_pid == me,
+		      "[%s] child: F_GETLK reports the parent's lock (pid %d)", L, (int)g.l_pid);
+		struct flock o = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 20, .l_len = 5};
+		CHECK_OK(fcntl(c, F_SETLK, &o), "[%s] child: disjoint range locks", L);
+		_exit(0);
+	}
+	int st;
+	waitpid(pid, &st, 0);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "[%s] lock child exited", L);
+	fl.l_type = F_UNLCK;
+	CHECK_OK(fcntl(a, F_SETLK, &fl), "[%s] unlock", L);
+
+	struct flock ofd = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 4};
+	CHECK_OK(fcntl(a, F_OFD_SETLK, &ofd), "[%s] OFD lock on fd a", L);
+	struct flock ofd2 = ofd;
+	CHECK_ERR(fcntl(b, F_OFD_SETLK, &ofd2), EAGAIN, "[%s] OFD lock on fd b conflicts", L);
+	close(a);
+	CHECK_OK(fcntl(b, F_OFD_SETLK, &ofd2), "[%s] after close(a) fd b gets it", L);
+	close(b);
+}
+
+static void t_readdir(const char *d)
+{
+	const char *s = t_path(d, "many");
+	mkdir(s, 0755);
+	for (int i = 0; i < 50; i++) {
+		char n[32];
+		snprintf(n, sizeof n, "entry%02d", i);
+		t_write_file(t_path(s, n), "e");
+	}
+	DIR *dp = opendir(s);
+	if (!CHECK(dp != NULL, "[%s] opendir many", L))
+		return;
+	int total = 0, seen[50] = {0}, dup = 0;
+	struct dirent *de;
+	while ((de = readdir(dp))) {
+		total++;
+		int k;
+		if (sscanf(de->d_name, "entry%d", &k) == 1 && k >= 0 && k < 50)
+			dup += seen[k]++ > 0;
+	}
+	int all = 1;
+	for (int i = 0; i < 50; i++)
+		all &= seen[i] == 1;
+	CHECK(total == 52 && all && !dup, "[%s] readdir: 50 entries + . and .. once each (%d)", L, total);
+	rewinddir(dp);
+	for (int i = 0; i < 20; i++)
+		readdir(dp);
+	long pos = telldir(dp);
+	de = readdir(dp);
+	char at[256] = "";
+	if (de)
+		snprintf(at, sizeof at, "%s", de->d_name);
+	int rest = 0;
+	while (readdir(dp))
+		rest++;
+	seekdir(dp, pos);
+	de = readdir(dp);
+	CHECK(de && !strcmp(de->d_name, at), "[%s] seekdir(telldir) returns to %s (got %s)", L, at,
+	      de ? de->d_name : "(end)");
+	CHECK(rest == 31, "[%s] 31 entries after it (%d)", L, rest);
+	rewinddir(dp);
+	int again = 0;
+	while (readdir(dp))
+		again++;
+	CHECK(again == 52, "[%s] rewinddir reads all 52 again (%d)", L, again);
+	closedir(dp);
+}
+
+static void t_tmpfile(const char *d)
+{
+	int fd = open(d, O_TMPFILE | O_RDWR, 0600);
+	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == ENOSYS)) {
+		t_skip("[%s] O_TMPFILE not supported (%s)", L, strerrorname_np(errno));
+		return;
+	}
+	if (!CHECK(fd >= 0, "[%s] O_TMPFILE: %s", L, fd < 0 ? strerror(errno) : "ok"))
+		return;
+	CHECK(write(fd, "tmp", 3) == 3, "[%s] write to the tmpfile", L);
+	char p[64];
+	snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
+	CHECK_OK(linkat(AT_FDCWD, p, AT_FDCWD, t_path(d, "fromtmp"), AT_SYMLINK_FOLLOW),
+		 "[%s] linkat the tmpfile into the directory", L);
+	close(fd);
+	CHECK(t_file_is(t_path(d, "fromtmp"), "tmp"), "[%s] linked tmpfile reads back", L);
+}
+
+static void posix_set(const char *d, const char *srcd, const char *label)
+{
+	L = label;
+	t_section("POSIX set in the %s directory", label);
+	t_io(d);
+	t_dirs(d);
+	t_rename(d);
+	t_links(d);
+	t_attrs(d, srcd);
+	t_locks(d);
+	t_readdir(d);
+	t_tmpfile(d);
+}
+
+/* ---- allow_other ------------------------------------------------------- */
+
+static int become_user(void)
+{
+	if (setgroups(0, NULL) || setresgid(TGID, TGID, TGID) || setresuid(TUID, TUID, TUID))
+		return -1;
+	return 0;
+}
+
+static void as_user_checks(const char *mnt)
+{
+	const char *pub = t_path(mnt, "pub");
+	CHECK_OK(t_write_file(t_path(pub, "userfile"), "mine"), "user: create pub/userfile");
+	CHECK_OK(mkdir(t_path(pub, "userdir"), 0755), "user: mkdir pub/userdir");
+	CHECK_OK(symlink("userfile", t_path(pub, "userlink")), "user: symlink pub/userlink");
+	CHECK_OK(mknod(t_path(pub, "userfifo"), S_IFIFO | 0644, 0), "user: mknod pub/userfifo");
+	CHECK_OK(t_write_file(t_path(pub, "userdir/Nested"), "n"), "user: create userdir/Nested");
+	CHECK(t_file_is(t_path(pub, "userdir/NESTED"), "n"),
+	      "user: userdir/NESTED resolves (allow_other view folds for other users too)");
+	CHECK_ERR(open(t_path(mnt, "rootfile"), O_WRONLY), EACCES,
+		  "user: cannot write root's 0644 file");
+	CHECK_ERR(open(t_path(mnt, "secret"), O_RDONLY), EACCES, "user: cannot read root's 0600 file");
+	CHECK_ERR(open(t_path(mnt, "rootfile2"), O_CREAT | O_WRONLY, 0644), EACCES,
+		  "user: cannot create in root's 0755 directory");
+	CHECK_ERR(chown(t_path(pub, "userfile"), 0, 0), EPERM, "user: cannot give a file to root");
+	CHECK_ERR(unlink(t_path(pub, "rootowned")), EPERM,
+		  "user: sticky /pub: cannot remove root's file");
+	struct stat st;
+	CHECK_OK(stat(t_path(mnt, "rootfile"), &st), "user: can stat through the allow_other mount");
+}
+
+static void sec_allow_other(void)
+{
+	t_section("-o allow_other: ownership of files created by a non-root user");
+	const char *src = t_newdir("src-allow");
+	struct t_mount m = {0};
+	if (t_mount(&m, src, "casefold,allow_other")) {
+		CHECK(0, "mount -o casefold,allow_other");
+		return;
+	}
+	CHECK_OK(mkdir(t_path(m.mnt, "pub"), 0755), "mkdir pub");
+	CHECK_OK(chmod(t_path(m.mnt, "pub"), 01777), "chmod 1777 pub");
+	CHECK_OK(t_write_file(t_path(m.mnt, "rootfile"), "root"), "create rootfile (0644)");
+	CHECK_OK(t_write_file(t_path(m.mnt, "secret"), "s"), "create secret");
+	CHECK_OK(chmod(t_path(m.mnt, "secret"), 0600), "chmod 0600 secret");
+	CHECK_OK(t_write_file(t_path(m.mnt, "pub/rootowned"), "r"), "create pub/rootowned");
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (become_user()) {
+			CHECK(0, "setresuid to %d: %s", TUID, strerror(errno));
+			_exit(1);
+		}
+		as_user_checks(m.mnt);
+		_exit(0);
+	}
+	int st;
+	waitpid(pid, &st, 0);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "non-root child finished");
+	static const char *const made[] = {"userfile", "userdir", "userlink", "userfifo",
+					   "userdir/Nested"};
+	for (size_t i = 0; i < sizeof made / sizeof made[0]; i++) {
+		struct stat a, b;
+		char rel[128];
+		snprintf(rel, sizeof rel, "pub/%s", made[i]);
+		int ra = lstat(t_path(m.mnt, rel), &a);
+		int rb = lstat(t_path(m.src, rel), &b);
+		CHECK(ra == 0 && a.st_uid == TUID && a.st_gid == TGID,
+		      "view: %s belongs to %d:%d (%d:%d)", rel, TUID, TGID, ra ? -1 : (int)a.st_uid,
+		      ra ? -1 : (int)a.st_gid);
+		CHECK(rb == 0 && b.st_uid == TUID && b.st_gid == TGID,
+		      "SOURCE: %s belongs to %d:%d (%d:%d)", rel, TUID, TGID, rb ? -1 : (int)b.st_uid,
+		      rb ? -1 : (int)b.st_gid);
+	}
+	t_umount(&m);
+
+	/* Without allow_other the kernel keeps other users out entirely. */
+	if (t_mount(&m, src, "casefold") == 0) {
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0) {
+			if (become_user())
+				_exit(1);
+			struct stat s;
+			CHECK_ERR(stat(t_path(m.mnt, "rootfile"), &s), EACCES,
+				  "without allow_other a non-root user is refused");
+			_exit(0);
+		}
+		waitpid(pid, &st, 0);
+		t_umount(&m);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	t_init(argc, argv, help, NULL);
+	if (geteuid() != 0) {
+		CHECK(0, "fs-posix must run as root");
+		return t_finish();
+	}
+	struct t_mount m = {0};
+	if (t_mount(&m, t_newdir("src-posix"), "") == 0) {
+		const char *fold = t_path(m.mnt, "fold");
+		CHECK_OK(mkdir(fold, 0755), "mkdir fold");
+		int fd = open(fold, O_RDONLY | O_DIRECTORY);
+		int fl = 0;
+		ioctl(fd, FS_IOC_GETFLAGS, &fl);
+		fl |= FS_CASEFOLD_FL;
+		CHECK_OK(ioctl(fd, FS_IOC_SETFLAGS, &fl), "chattr +F fold");
+		close(fd);
+		CHECK_OK(mkdir(t_path(m.mnt, "plain"), 0755), "mkdir plain");
+		char sf[4200], sp[4200];
+		snprintf(sf, sizeof sf, "%s/fold", m.src);
+		snprintf(sp, sizeof sp, "%s/plain", m.src);
+		posix_set(t_path(m.mnt, "fold"), sf, "folding");
+		posix_set(t_path(m.mnt, "plain"), sp, "plain");
+		t_section("folding-only: NOREPLACE/EXCHANGE with equivalent names");
+		const char *f = t_path(m.mnt, "fold");
+		t_write_file(t_path(f, "eq_a"), "a");
+		t_write_file(t_path(f, "eq_b"), "b");
+		CHECK_ERR(sys_renameat2(t_path(f, "eq_b"), t_path(f, "EQ_A"), RENAME_NOREPLACE), EEXIST,
+			  "RENAME_NOREPLACE onto an equivalent name of another file");
+		CHECK_OK(sys_renameat2(t_path(f, "EQ_B"), t_path(f, "Eq_A"), RENAME_EXCHANGE),
+			 "RENAME_EXCHANGE EQ_B Eq_A");
+		CHECK(t_file_is(t_path(f, "eq_a"), "b") && t_file_is(t_path(f, "eq_b"), "a"),
+		      "exchanged through other spellings");
+		CHECK(t_dir_has(f, "eq_a") + t_dir_has(f, "eq_b") + t_dir_has(f, "EQ_B") +
+				      t_dir_has(f, "Eq_A") ==
+			      2,
+		      "still two entries");
+		t_umount(&m);
+	} else {
+		CHECK(0, "mount");
+	}
+	sec_allow_other();
+	return t_finish();
+}

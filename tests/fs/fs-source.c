@@ -1,0 +1,279 @@
+/*
+ * fs-source.c - changes made behind the view's back: directly in SOURCE
+ * (the case-sensitive tree beside the view) and through a second foldfs
+ * mount of the same SOURCE must show in the view within the daemon's
+ * documented bound.  Each change is polled for up to bound + margin and
+ * then asserted; the worst delay seen is reported.  Run once per watch
+ * mode (-o watch=inotify, -o watch=poll), and once with inotify and
+ * cache=none, where nothing is cached so name changes must show at once.
+ */
+#define _GNU_SOURCE
+#define _FILE_OFFSET_BITS 64
+#include "harness.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char help[] =
+	"NAME\n"
+	"    fs-source - changes in SOURCE and by a second mount reach the view\n"
+	"\n"
+	"SYNOPSIS\n"
+	"    fs-source [--foldfs PATH] [--root DIR] [--bound SECS] [--margin SECS]\n"
+	"              [--watch LIST] [--watchdog SECS]\n"
+	"\n"
+	"DESCRIPTION\n"
+	"    For each watch mode in LIST (default inotify,poll,inotify:none) mounts\n"
+	"    a fresh SOURCE with -o casefold,watch=MODE (MODE:none adds\n"
+	"    cache=none), then creates, deletes, renames, rewrites and re-creates\n"
+	"    entries directly in SOURCE and through a second mount, and polls the\n"
+	"    first view (by other spellings) until the change shows.  A change not\n"
+	"    visible after BOUND + MARGIN seconds is a failure (default 1 + 3: the\n"
+	"    daemon documents the bound as its entry/attr timeout, default 1 s).\n"
+	"    With cache=none and inotify nothing is cached in folding directories\n"
+	"    and pending events are read before every lookup, so name changes must\n"
+	"    show at the very first look.\n"
+	"\n"
+	"EXIT STATUS\n"
+	"    0 if every check passed, 1 otherwise; last line \"N passed, N failed\".\n";
+
+static double bound = 1.0, margin = 3.0;
+static const char *watches = "inotify,poll,inotify:none";
+static double worst;
+static int immediate; /* names must show at the first look (cache=none) */
+
+static int extra_opt(const char *o, const char *v)
+{
+	if (!v)
+		return -1;
+	if (!strcmp(o, "--bound"))
+		bound = atof(v);
+	else if (!strcmp(o, "--margin"))
+		margin = atof(v);
+	else if (!strcmp(o, "--watch"))
+		watches = v;
+	else
+		return -1;
+	return 1;
+}
+
+enum want_kind { EXISTS, ABSENT, CONTENT, LISTED, UNLISTED, SAME_INO };
+
+struct want {
+	enum want_kind kind;
+	const char *path; /* for LISTED/UNLISTED: the directory */
+	const char *arg;  /* content, or the listed name */
+	ino_t ino;	  /* SAME_INO: the view's inode must equal this SOURCE one */
+};
+
+static int holds(const struct want *w)
+{
+	struct stat st;
+	switch (w->kind) {
+	case EXISTS:
+		return stat(w->path, &st) == 0;
+	case ABSENT:
+		return stat(w->path, &st) == -1 && errno == ENOENT;
+	case CONTENT:
+		return t_file_is(w->path, w->arg);
+	case LISTED:
+		return t_dir_has(w->path, w->arg) == 1;
+	case UNLISTED:
+		return t_dir_has(w->path, w->arg) == 0;
+	case SAME_INO:
+		return stat(w->path, &st) == 0 && st.st_ino == w->ino;
+	}
+	return 0;
+}
+
+/* Poll until w holds; one check.  The view's answers are asked exactly as
+ * an application would, so a stale kernel cache counts against the daemon. */
+static void await_t(const char *what, struct want w, int must_be_immediate)
+{
+	double t0 = t_now(), limit = bound + margin, dt;
+	int ok, first = -1;
+	for (;;) {
+		ok = holds(&w);
+		if (first < 0)
+			first = ok;
+		dt = t_now() - t0;
+		if (ok || dt > limit)
+			break;
+		t_sleep_ms(20);
+	}
+	if (ok && dt > worst)
+		worst = dt;
+	if (must_be_immediate)
+		CHECK(ok && first, "%s: visible at the first look%s (after %.2f s)", what,
+		      first ? "" : " -- NOT", dt);
+	else
+		CHECK(ok, "%s: visible after %.2f s%s", what, dt,
+		      ok ? "" : " (gave up: longer than bound + margin)");
+}
+
+/* Name changes: immediate under cache=none; data: within the bound. */
+static void await(const char *what, struct want w)
+{
+	await_t(what, w, immediate && w.kind != CONTENT);
+}
+
+static struct want W(enum want_kind k, const char *p, const char *a)
+{
+	struct want w = {k, p, a, 0};
+	return w;
+}
+
+static int src_write(const char *path, const char *data)
+{
+	int r = t_write_file(path, data);
+	if (r)
+		CHECK(0, "writing SOURCE file %s: %s", path, strerror(errno));
+	return r;
+}
+
+static void run_watch(const char *spec)
+{
+	char opts[160], watch[64], cache[64] = "";
+	snprintf(watch, sizeof watch, "%s", spec);
+	char *colon = strchr(watch, ':');
+	if (colon) {
+		snprintf(cache, sizeof cache, "%s", colon + 1);
+		*colon = 0;
+	}
+	immediate = !strcmp(cache, "none") && !strcmp(watch, "inotify");
+	snprintf(opts, sizeof opts, "casefold,watch=%s%s%s", watch, cache[0] ? ",cache=" : "",
+		 cache);
+	const char *label = opts + strlen("casefold,");
+	t_section("%s: changes made directly in SOURCE%s", label,
+		  immediate ? " (names must show at the first look)" : "");
+	const char *src = t_newdir("src-watch");
+	struct t_mount m = {0}, m2 = {0};
+	if (t_mount(&m, src, opts)) {
+		CHECK(0, "mount -o %s", opts);
+		return;
+	}
+	worst = 0;
+	const char *v = m.mnt;
+	struct stat st;
+	char buf[4200];
+
+	/* 1. create after a negative lookup of another spelling */
+	CHECK_ERR(stat(t_path(v, "newfile"), &st), ENOENT, "view: newfile absent");
+	CHECK_ERR(stat(t_path(v, "NEWFILE"), &st), ENOENT, "view: NEWFILE absent");
+	src_write(t_path(src, "NewFile"), "one");
+	await("SOURCE create NewFile -> view newfile (was negative)",
+	      W(CONTENT, t_path(v, "newfile"), "one"));
+	await("-> view NEWFILE", W(EXISTS, t_path(v, "NEWFILE"), NULL));
+	await("-> view readdir lists NewFile", W(LISTED, v, "NewFile"));
+
+	/* 2. create, never looked up before */
+	src_write(t_path(src, "Fresh\xc3\xa9"), "fresh");
+	await("SOURCE create Freshé -> view FRESHE\\u0301",
+	      W(CONTENT, t_path(v, "FRESHE\xcc\x81"), "fresh"));
+
+	/* 3. delete while both spellings are cached positive */
+	CHECK(stat(t_path(v, "newfile"), &st) == 0 && stat(t_path(v, "NewFILE"), &st) == 0,
+	      "view: newfile and NewFILE cached");
+	unlink(t_path(src, "NewFile"));
+	await("SOURCE unlink NewFile -> view newfile gone", W(ABSENT, t_path(v, "newfile"), NULL));
+	await("-> view NewFILE gone", W(ABSENT, t_path(v, "NewFILE"), NULL));
+	await("-> view readdir drops it", W(UNLISTED, v, "NewFile"));
+
+	/* 4. rename */
+	src_write(t_path(src, "Old"), "moved");
+	await("SOURCE create Old -> view OLD", W(EXISTS, t_path(v, "OLD"), NULL));
+	rename(t_path(src, "Old"), t_path(src, "Renamed"));
+	await("SOURCE rename Old Renamed -> view old gone", W(ABSENT, t_path(v, "old"), NULL));
+	await("-> view RENAMED reads moved", W(CONTENT, t_path(v, "RENAMED"), "moved"));
+
+	/* 5. content rewritten in place */
+	src_write(t_path(src, "Data.txt"), "v1");
+	await("SOURCE create Data.txt -> view data.TXT", W(CONTENT, t_path(v, "data.TXT"), "v1"));
+	int fd = open(t_path(src, "Data.txt"), O_WRONLY | O_TRUNC);
+	if (fd >= 0) {
+		CHECK(write(fd, "v2 longer", 9) == 9, "rewrite SOURCE/Data.txt");
+		close(fd);
+	}
+	await("SOURCE rewrite Data.txt -> view DATA.txt reads v2",
+	      W(CONTENT, t_path(v, "DATA.txt"), "v2 longer"));
+
+	/* 6. new directory with content */
+	snprintf(buf, sizeof buf, "%s/SubDir", src);
+	mkdir(buf, 0755);
+	src_write(t_path(buf, "Inner.txt"), "inner");
+	await("SOURCE mkdir SubDir/Inner.txt -> view subdir/INNER.TXT",
+	      W(CONTENT, t_path(v, "subdir/INNER.TXT"), "inner"));
+
+	/* 7. a bytewise smaller equivalent name appears */
+	src_write(t_path(src, "readme"), "lower");
+	await("SOURCE readme -> view Readme reads lower", W(CONTENT, t_path(v, "Readme"), "lower"));
+	src_write(t_path(src, "README"), "upper");
+	await("SOURCE adds README (smaller) -> view Readme now reads upper",
+	      W(CONTENT, t_path(v, "Readme"), "upper"));
+	unlink(t_path(src, "README"));
+	await("SOURCE removes README -> view Readme back to readme",
+	      W(CONTENT, t_path(v, "Readme"), "lower"));
+
+	/* 8. delete and re-create with another spelling */
+	src_write(t_path(src, "Cycle"), "c1");
+	await("SOURCE Cycle -> view cycle", W(CONTENT, t_path(v, "cycle"), "c1"));
+	unlink(t_path(src, "Cycle"));
+	src_write(t_path(src, "CYCLE"), "c2");
+	struct stat sst;
+	stat(t_path(src, "CYCLE"), &sst);
+	struct want w = {SAME_INO, t_path(v, "cycle"), NULL, sst.st_ino};
+	await("SOURCE re-create as CYCLE -> view cycle is the new inode", w);
+	await("-> view readdir shows CYCLE", W(LISTED, v, "CYCLE"));
+	await("-> view readdir drops Cycle", W(UNLISTED, v, "Cycle"));
+
+	/* 9. a directory removed */
+	snprintf(buf, sizeof buf, "%s/GoneDir", src);
+	mkdir(buf, 0755);
+	await("SOURCE mkdir GoneDir -> view gonedir", W(EXISTS, t_path(v, "gonedir"), NULL));
+	rmdir(buf);
+	await("SOURCE rmdir GoneDir -> view GONEDIR gone", W(ABSENT, t_path(v, "GONEDIR"), NULL));
+	printf("   %s: worst delay for SOURCE changes %.2f s (bound %.1f s)\n", label, worst,
+	       bound);
+
+	t_section("%s: changes made through a second mount of the same SOURCE", label);
+	worst = 0;
+	if (t_mount(&m2, src, opts) == 0) {
+		const char *v2 = m2.mnt;
+		CHECK_ERR(stat(t_path(v, "fromtwo"), &st), ENOENT, "view 1: fromtwo absent");
+		CHECK_OK(t_write_file(t_path(v2, "FromTwo"), "2"), "view 2: create FromTwo");
+		await("view 2 create FromTwo -> view 1 fromtwo",
+		      W(CONTENT, t_path(v, "fromtwo"), "2"));
+		CHECK_OK(rename(t_path(v2, "FROMTWO"), t_path(v2, "MovedTwo")),
+			 "view 2: rename FROMTWO MovedTwo");
+		await("-> view 1 fromtwo gone", W(ABSENT, t_path(v, "fromtwo"), NULL));
+		await("-> view 1 movedtwo", W(CONTENT, t_path(v, "movedtwo"), "2"));
+		CHECK_OK(unlink(t_path(v2, "movedTWO")), "view 2: unlink movedTWO");
+		await("-> view 1 MovedTwo gone", W(ABSENT, t_path(v, "MovedTwo"), NULL));
+		CHECK_OK(mkdir(t_path(v2, "TwoDir"), 0755), "view 2: mkdir TwoDir");
+		await("-> view 1 twodir", W(EXISTS, t_path(v, "twodir"), NULL));
+		CHECK_OK(t_write_file(t_path(v, "twodir/FromOne"), "1"), "view 1: create twodir/FromOne");
+		await("view 1 create -> view 2 TWODIR/fromone",
+		      W(CONTENT, t_path(v2, "TWODIR/fromone"), "1"));
+		printf("   %s: worst delay between mounts %.2f s (bound %.1f s)\n", label, worst,
+		       bound);
+		t_umount(&m2);
+	} else {
+		CHECK(0, "second mount of the same SOURCE");
+	}
+	t_umount(&m);
+}
+
+int main(int argc, char **argv)
+{
+	t_init(argc, argv, help, extra_opt);
+	char list[256];
+	snprintf(list, sizeof list, "%s", watches);
+	for (char *save, *w = strtok_r(list, ",", &save); w; w = strtok_r(NULL, ",", &save))
+		run_watch(w);
+	return t_finish();
+}

@@ -1,0 +1,138 @@
+/*
+ * harness.h - shared scaffolding for the foldfs integration tests
+ * (tests/fs/fs-*.c): check counting that works across fork(), mounting and
+ * unmounting the real daemon, running command-line tools with a timeout,
+ * and small file helpers.  Owns nothing about the semantics under test.
+ *
+ * Every program built on it ends with the line "N passed, N failed" (plus
+ * ", N skipped" when something was skipped) and exits non-zero on any
+ * failure.  Mounts live under one scratch directory /tmp/fstest-XXXXXX
+ * (or --root DIR), and are always unmounted and their daemons killed at
+ * exit, on SIGTERM/SIGINT and on the watchdog alarm.
+ */
+#ifndef FSTEST_HARNESS_H
+#define FSTEST_HARNESS_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* ---- counting --------------------------------------------------------- */
+
+extern int t_verbose; /* print "ok" lines too */
+
+/* Record one check; prints "FAIL file:line: msg" (or "ok   msg" when
+ * verbose).  Returns ok so callers can branch on it.  Safe in forked
+ * children: the counters live in shared memory. */
+int t_check(int ok, const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+#define CHECK(cond, ...) t_check(!!(cond), __FILE__, __LINE__, __VA_ARGS__)
+
+/* rc must be -1 with errno == want.  what describes the call. */
+int t_check_errno(long rc, int err, int want, const char *file, int line,
+		  const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+#define CHECK_ERR(call, want, ...)                                            \
+	do {                                                                  \
+		errno = 0;                                                    \
+		long t_rc_ = (long)(call);                                    \
+		t_check_errno(t_rc_, errno, want, __FILE__, __LINE__,         \
+			      __VA_ARGS__);                                   \
+	} while (0)
+/* call must return >= 0 */
+#define CHECK_OK(call, ...)                                                   \
+	do {                                                                  \
+		errno = 0;                                                    \
+		long t_rc_ = (long)(call);                                    \
+		t_check_errno(t_rc_, errno, 0, __FILE__, __LINE__,            \
+			      __VA_ARGS__);                                   \
+	} while (0)
+
+void t_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void t_section(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void t_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+long t_passed(void);
+long t_failed(void);
+
+/* ---- program setup ---------------------------------------------------- */
+
+struct t_opts {
+	const char *foldfs; /* daemon binary (--foldfs, $FOLDFS) */
+	const char *root;   /* scratch dir (--root, $FSTEST_ROOT, mkdtemp) */
+	int watchdog;	    /* seconds before SIGALRM aborts the run */
+};
+extern struct t_opts t_opt;
+
+/* Parse the common options (--foldfs PATH, --root DIR, --watchdog SECS,
+ * -v, -q, --help).  Unknown options are handed to extra(opt, arg) which
+ * returns 1 if it consumed arg, 0 if not, -1 for "unknown".  help is the
+ * man-page-style text printed by --help. */
+void t_init(int argc, char **argv, const char *help,
+	    int (*extra)(const char *opt, const char *arg));
+/* Forked helper processes to SIGKILL first if the run is aborted, so that
+ * nothing prints after the final count line. */
+void t_track_child(pid_t pid);
+/* Print the count line, clean up, return the exit status for main(). */
+int t_finish(void);
+/* Unmount, kill and remove everything, print nothing (benchmarks). */
+void t_cleanup(void);
+
+/* ---- mounts ----------------------------------------------------------- */
+
+struct t_mount {
+	char src[4096];
+	char mnt[4096];
+	char opts[512];
+	char log[4096];
+	pid_t pid; /* daemon pid (foreground mode), 0 if unknown */
+	int live;
+};
+
+/* A fresh empty directory under the scratch root: "<root>/<prefix>-N". */
+const char *t_newdir(const char *prefix);
+
+/* Start "foldfs SRC MNT -f -o OPTS" in the background (mount point created
+ * under the root) and wait until the mount shows in /proc/self/mountinfo.
+ * Returns 0, or -1 after printing why (daemon log included). */
+int t_mount(struct t_mount *m, const char *src, const char *opts);
+/* Same, but let the daemon fork itself (no -f); checks its exit status. */
+int t_mount_daemon(struct t_mount *m, const char *src, const char *opts);
+/* fusermount3 -u, wait for the daemon to exit.  Counts one check: the
+ * daemon exited with status 0.  Returns 0 if everything went cleanly. */
+int t_umount(struct t_mount *m);
+/* t_umount + t_mount with the same source and options. */
+int t_remount(struct t_mount *m);
+/* Is path a mount point right now (per /proc/self/mountinfo)? */
+int t_is_mounted(const char *path);
+/* Print the daemon log (last lines) to stdout. */
+void t_show_log(const struct t_mount *m);
+
+/* Run the daemon once expecting it to refuse: "foldfs SRC MNT -o OPTS"
+ * (no -f).  Captures its output into out.  If it unexpectedly mounted, it
+ * is unmounted again.  Returns the exit status (-1 on timeout). */
+int t_mount_refused(const char *src, const char *opts, char *out,
+		    size_t cap);
+
+/* ---- tools and files -------------------------------------------------- */
+
+/* Run argv (NULL-terminated) with stdin from /dev/null, stdout+stderr
+ * captured into out (NUL-terminated, truncated to cap).  Returns the exit
+ * status, 128+signal, or -1 if it ran longer than timeout_s (then killed). */
+int t_run(const char *const argv[], char *out, size_t cap, int timeout_s);
+
+/* "dir/rel" in memory that stays valid for the life of the program. */
+const char *t_path(const char *dir, const char *rel);
+/* Name quoted for messages: printable UTF-8 kept, everything else \xNN. */
+const char *t_q(const char *s);
+
+int t_write_file(const char *path, const char *data);	 /* creat+write, 0/-1 */
+ssize_t t_read_file(const char *path, char *buf, size_t cap); /* NUL-terms */
+/* Does the file at path contain exactly want? */
+int t_file_is(const char *path, const char *want);
+/* Does directory dir list an entry whose bytes are exactly name? */
+int t_dir_has(const char *dir, const char *name);
+/* Number of entries other than "." and "..", -1 on error. */
+long t_dir_count(const char *dir);
+ino_t t_ino(const char *path); /* lstat inode, 0 if it fails */
+void t_sleep_ms(long ms);
+double t_now(void); /* CLOCK_MONOTONIC seconds */
+
+#endif

@@ -1,0 +1,100 @@
+# tests/lib/suite.mk - libfold test suites (included by tests/tests.mk).
+#
+#   check-lib-conformance  NormalizationTest, CaseFolding, closure, versions,
+#                          kernel vectors, encodings (independent UCD oracle)
+#   check-lib-invalid      ill-formed input, opaque blobs, buffer contract
+#   check-lib-icu          differential against ICU 72 and utf8proc
+#   check-lib-asan         the three above under clang ASan+UBSan (build-asan)
+#   check-lib-fuzz         short libFuzzer runs (fuzz/fuzz.mk)
+#   check-lib-ratio        loose speed ratios and zero allocations (bench/lib)
+#
+# Programs: $(BUILD)/test-lib-*; objects: $(BUILD)/obj/tests/lib.
+
+TL_OBJ      := $(BUILD)/obj/tests/lib
+ICU_CFLAGS  := $(shell pkg-config --cflags icu-uc icu-i18n 2>/dev/null)
+ICU_LIBS    := $(shell pkg-config --libs icu-uc icu-i18n 2>/dev/null)
+TL_CFLAGS   := $(CFLAGS_BASE) -Itests/lib
+TL_CXXFLAGS := -std=c++17 $(OPT) $(WARN) -Ilib -Itests/lib $(ICU_CFLAGS) $(EXTRA_CFLAGS)
+TL_HDRS     := $(wildcard tests/lib/*.h) lib/fold.h
+NORMTEST    := $(BUILD)/NormalizationTest.txt
+# Random strings in lib-icu; the sanitizer run uses fewer.
+LIB_ICU_RANDOM ?= 200000
+
+$(NORMTEST): $(UCD)/NormalizationTest.txt.bz2
+	@mkdir -p $(@D)
+	bzcat $< >$@.tmp && mv $@.tmp $@
+
+$(TL_OBJ)/%.o: tests/lib/%.c $(TL_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(TL_CFLAGS) -c -o $@ $<
+
+$(TL_OBJ)/%.o: tests/lib/%.cpp $(TL_HDRS)
+	@mkdir -p $(@D)
+	$(CXX) $(TL_CXXFLAGS) -c -o $@ $<
+
+TL_COMMON := $(TL_OBJ)/check.o $(TL_OBJ)/ucd.o
+
+# --- lib-conformance -------------------------------------------------------
+TEST_LIB_CONF := $(BUILD)/test-lib-conformance
+TEST_LIB_CONF_OBJS := $(addprefix $(TL_OBJ)/,test-conformance.o conf-util.o \
+	conf-normtest.o conf-casefold.o conf-closure.o conf-canon.o conf-version.o \
+	conf-vectors.o conf-encoding.o)
+
+$(TEST_LIB_CONF): $(TEST_LIB_CONF_OBJS) $(TL_COMMON) $(LIBFOLD_A)
+	$(CC) $(LDFLAGS_BASE) -o $@ $^
+
+CHECK_SUITES += lib-conformance
+.PHONY: check-lib-conformance
+check-lib-conformance: $(TEST_LIB_CONF) $(NORMTEST)
+	$(TEST_LIB_CONF) --ucd $(UCD) --normtest $(NORMTEST)
+
+# --- lib-invalid -----------------------------------------------------------
+TEST_LIB_INVALID := $(BUILD)/test-lib-invalid
+
+$(TEST_LIB_INVALID): $(TL_OBJ)/test-invalid.o $(TL_OBJ)/check.o $(LIBFOLD_A)
+	$(CC) $(LDFLAGS_BASE) -o $@ $^
+
+CHECK_SUITES += lib-invalid
+.PHONY: check-lib-invalid
+check-lib-invalid: $(TEST_LIB_INVALID)
+	$(TEST_LIB_INVALID)
+
+# --- lib-icu ---------------------------------------------------------------
+TEST_LIB_ICU := $(BUILD)/test-lib-icu
+TEST_LIB_ICU_OBJS := $(TL_OBJ)/test-icu.o $(TL_OBJ)/icu-oracle.o \
+	$(TL_OBJ)/randname.o $(TL_OBJ)/check.o
+
+$(TEST_LIB_ICU): $(TEST_LIB_ICU_OBJS) $(LIBFOLD_A)
+	$(CXX) $(LDFLAGS_BASE) -o $@ $^ $(ICU_LIBS) -lutf8proc
+
+CHECK_SUITES += lib-icu
+.PHONY: check-lib-icu
+check-lib-icu: $(TEST_LIB_ICU)
+	$(TEST_LIB_ICU) --random $(LIB_ICU_RANDOM)
+
+# --- lib-asan --------------------------------------------------------------
+# The three suites above, rebuilt from scratch (library included) with clang
+# and ASan+UBSan into build-asan; a failed build counts as a failure, so
+# this also checks that libfold and these tests are clang -Werror clean.
+LIB_ASAN_BUILD := build-asan
+LIB_ASAN_CFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+LIB_ASAN_MAKE = MAKEFLAGS= $(MAKE) -j2 --no-print-directory -s BUILD=$(LIB_ASAN_BUILD) \
+	CC=clang CXX=clang++ EXTRA_CFLAGS='$(LIB_ASAN_CFLAGS)' \
+	EXTRA_LDFLAGS='-fsanitize=address,undefined'
+LIB_ASAN_ENV := ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+CHECK_SUITES += lib-asan
+.PHONY: check-lib-asan
+check-lib-asan:
+	@tests/lib/sum-runs.sh \
+	  "$(LIB_ASAN_MAKE) $(LIB_ASAN_BUILD)/test-lib-conformance \
+	     $(LIB_ASAN_BUILD)/test-lib-invalid $(LIB_ASAN_BUILD)/test-lib-icu \
+	     $(LIB_ASAN_BUILD)/NormalizationTest.txt && \
+	   echo 'clang -Werror ASan/UBSan build of libfold and its tests: ok' && \
+	   echo '1 passed, 0 failed'" \
+	  "$(LIB_ASAN_ENV) $(LIB_ASAN_BUILD)/test-lib-conformance --ucd $(UCD) \
+	     --normtest $(LIB_ASAN_BUILD)/NormalizationTest.txt" \
+	  "$(LIB_ASAN_ENV) $(LIB_ASAN_BUILD)/test-lib-invalid" \
+	  "$(LIB_ASAN_ENV) $(LIB_ASAN_BUILD)/test-lib-icu --random 20000"

@@ -1,0 +1,525 @@
+/*
+ * foldfs-check-fix.c - resolving collisions by renaming, and undoing it.
+ *
+ * Every loser of a collision group gets a readable unique spelling
+ * ("Report (2).txt").  Each rename is one renameat2(RENAME_NOREPLACE), so
+ * nothing is ever overwritten or deleted, and is written to the log (and
+ * the log synced) *before* it happens: if the process dies between the two,
+ * the log names one rename that did not happen, which --undo recognises
+ * (the new name is absent, the old one present) and skips.  The log is
+ * append-only text with hex-encoded paths and names, so any byte survives.
+ *
+ *     # foldfs-check rename log, format 1; undo: foldfs-check --undo FILE
+ *     rename <dir hex> <old name hex> <new name hex>
+ *     failed <dir hex> <old name hex> <new name hex>   (attempt refused)
+ */
+#define _GNU_SOURCE
+#define _FILE_OFFSET_BITS 64
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "foldfs-check.h"
+
+#define LOG_MAGIC "# foldfs-check rename log, format 1"
+
+#ifndef NAME_MAX
+#define NAME_MAX 255
+#endif
+
+/* Build candidate number num for entry i: "stem (num).ext" for files,
+ * "name (num)" for directories, kept within NAME_MAX bytes by shortening the
+ * stem at a character boundary. */
+static size_t candidate(const char *name, size_t len, int is_dir,
+			unsigned num, char *out)
+{
+	size_t stem = len, extlen, sfx, i;
+	char suffix[24];
+
+	if (!is_dir) {
+		for (i = len; i > 1; i--)
+			if (name[i - 1] == '.')
+				break;
+		/* A dot that is not the first byte and not the last, and a
+		 * short extension without spaces: "a.tar.gz" -> ".gz". */
+		if (i > 1 && i < len && len - i <= 16 &&
+		    !memchr(name + i, ' ', len - i))
+			stem = i - 1;
+	}
+	extlen = len - stem;
+	sfx = (size_t)snprintf(suffix, sizeof suffix, " (%u)", num);
+	while (stem && stem + sfx + extlen > NAME_MAX) {
+		stem--;
+		/* do not cut a UTF-8 sequence in two */
+		while (stem && ((unsigned char)name[stem] & 0xc0) == 0x80)
+			stem--;
+	}
+	memcpy(out, name, stem);
+	memcpy(out + stem, suffix, sfx);
+	memcpy(out + stem + sfx, name + len - extlen, extlen);
+	return stem + sfx + extlen;
+}
+
+static char *hexdup(const char *s, size_t n)
+{
+	static const char hx[] = "0123456789abcdef";
+	char *o = malloc(2 * n + 1);
+	size_t i;
+
+	if (!o)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		o[2 * i] = hx[(unsigned char)s[i] >> 4];
+		o[2 * i + 1] = hx[(unsigned char)s[i] & 15];
+	}
+	o[2 * n] = '\0';
+	return o;
+}
+
+int fix_open_log(struct check *c)
+{
+	struct stat st;
+	char def[64];
+
+	if (c->log_fd >= 0)
+		return 0;
+	if (!c->log_path) {
+		time_t now = time(NULL);
+		struct tm tm;
+
+		gmtime_r(&now, &tm);
+		strftime(def, sizeof def, "foldfs-check-fix-%Y%m%d-%H%M%S.log",
+			 &tm);
+		c->log_name = strdup(def);
+	} else {
+		c->log_name = strdup(c->log_path);
+	}
+	if (!c->log_name)
+		return -ENOMEM;
+	c->log_fd = open(c->log_name,
+			 O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY,
+			 0644);
+	if (c->log_fd < 0 || fstat(c->log_fd, &st) < 0) {
+		int e = errno;
+
+		fprintf(stderr, "foldfs-check: %s: cannot open rename log: %s\n",
+			c->log_name, strerror(e));
+		if (c->log_fd >= 0)
+			close(c->log_fd);
+		c->log_fd = -1;
+		return -e;
+	}
+	if (st.st_size == 0) {
+		char hdr[256];
+		int n = snprintf(hdr, sizeof hdr,
+				 LOG_MAGIC "; undo: foldfs-check --undo %s\n",
+				 c->log_name);
+
+		if (n > 0 && (size_t)n < sizeof hdr &&
+		    write(c->log_fd, hdr, (size_t)n) != n)
+			return -errno;
+	}
+	if (!c->json && !c->quiet)
+		printf("foldfs-check: logging renames to %s\n", c->log_name);
+	return 0;
+}
+
+void fix_close_log(struct check *c)
+{
+	if (c->log_fd >= 0) {
+		fsync(c->log_fd);
+		close(c->log_fd);
+		c->log_fd = -1;
+	}
+}
+
+/* Append one log line and make it durable before the rename happens. */
+static int log_line(struct check *c, const char *verb, const char *path,
+		    size_t pathlen, const char *old, size_t oldlen,
+		    const char *new, size_t newlen)
+{
+	size_t rl = strlen(c->root_abs), dl;
+	char *dir, *h1, *h2, *h3, *line;
+	int r = 0;
+
+	/* The log names the directory by absolute path: the display path
+	 * with the PATH operand replaced by its realpath. */
+	dl = rl + (pathlen - c->root_len);
+	dir = malloc(dl + 1);
+	if (!dir)
+		return -ENOMEM;
+	memcpy(dir, c->root_abs, rl);
+	memcpy(dir + rl, path + c->root_len, pathlen - c->root_len);
+	dir[dl] = '\0';
+	h1 = hexdup(dir, dl);
+	h2 = hexdup(old, oldlen);
+	h3 = hexdup(new, newlen);
+	line = (h1 && h2 && h3)
+		       ? malloc(strlen(verb) + strlen(h1) + strlen(h2) +
+				strlen(h3) + 8)
+		       : NULL;
+	if (line) {
+		size_t n = (size_t)sprintf(line, "%s %s %s %s\n", verb, h1, h2,
+					   h3);
+
+		if (write(c->log_fd, line, n) != (ssize_t)n)
+			r = errno ? -errno : -EIO;
+		else if (fdatasync(c->log_fd) < 0)
+			r = -errno;
+	} else {
+		r = -ENOMEM;
+	}
+	free(line);
+	free(h1);
+	free(h2);
+	free(h3);
+	free(dir);
+	return r;
+}
+
+static void report_rename(struct check *c, const char *path, size_t pathlen,
+			  const char *old, size_t oldlen, const char *new,
+			  size_t newlen, const char *status, int err)
+{
+	if (c->json) {
+		rep_json_begin(c, "rename", path, pathlen);
+		putc(',', stdout);
+		rep_json_name(stdout, "from", old, oldlen);
+		putc(',', stdout);
+		rep_json_name(stdout, "to", new, newlen);
+		printf(",\"status\":\"%s\"", status);
+		if (err) {
+			fputs(",\"error\":", stdout);
+			rep_json_str(stdout, strerror(err),
+				     strlen(strerror(err)));
+		}
+		fputs("}\n", stdout);
+		return;
+	}
+	rep_dir_header(c, path, pathlen);
+	printf("    %s '", !strcmp(status, "done")	    ? "renamed"
+			   : !strcmp(status, "dry-run") ? "would rename"
+							  : "FAILED to rename");
+	rep_escape(stdout, old, oldlen);
+	fputs("' -> '", stdout);
+	rep_escape(stdout, new, newlen);
+	if (err)
+		printf("': %s\n", strerror(err));
+	else
+		fputs("'\n", stdout);
+}
+
+int fix_rename(struct check *c, int dirfd, const char *path, size_t pathlen,
+	       size_t i)
+{
+	struct dirbuf *db = &c->db;
+	char old[NAME_MAX + 1], new[NAME_MAX + 1];
+	size_t oldlen = db->ents[i].len, newlen;
+	int is_dir = db->ents[i].is_dir;
+	unsigned num;
+	int r;
+
+	if (oldlen > NAME_MAX)
+		return -ENAMETOOLONG;
+	memcpy(old, db->pool + db->ents[i].off, oldlen);
+	old[oldlen] = '\0';
+	for (num = 2; num < 1000000; num++) {
+		struct stat st;
+
+		newlen = candidate(old, oldlen, is_dir, num, new);
+		new[newlen] = '\0';
+		if (scan_name_taken(c, new, newlen))
+			continue;
+		if (!c->yes) {
+			/* Dry run: reserve the spelling so the next loser
+			 * gets another one, as the real run would. */
+			scan_add_name(c, new, newlen, 0);
+			c->st.would_rename++;
+			report_rename(c, path, pathlen, old, oldlen, new,
+				      newlen, "dry-run", 0);
+			return 0;
+		}
+		/* Not in our listing but created since? */
+		if (fstatat(dirfd, new, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			continue;
+		r = fix_open_log(c);
+		if (r == 0)
+			r = log_line(c, "rename", path, pathlen, old, oldlen,
+				     new, newlen);
+		if (r < 0) {
+			c->st.rename_failed++;
+			report_rename(c, path, pathlen, old, oldlen, new,
+				      newlen, "failed", -r);
+			return r;
+		}
+		if (renameat2(dirfd, old, dirfd, new, RENAME_NOREPLACE) == 0)
+			break;
+		r = -errno;
+		log_line(c, "failed", path, pathlen, old, oldlen, new, newlen);
+		if (r == -EEXIST)
+			continue;
+		c->st.rename_failed++;
+		report_rename(c, path, pathlen, old, oldlen, new, newlen,
+			      "failed", -r);
+		return r;
+	}
+	if (num >= 1000000) {
+		c->st.rename_failed++;
+		return -EEXIST;
+	}
+	c->st.renamed++;
+	db->ents[i].renamed = 1;
+	scan_add_name(c, new, newlen, is_dir);
+	report_rename(c, path, pathlen, old, oldlen, new, newlen, "done", 0);
+	c->renames_done++;
+	if (c->stop_after && c->renames_done >= c->stop_after) {
+		/* Test hook: die like a power cut right after a rename. */
+		fflush(stdout);
+		raise(SIGKILL);
+	}
+	return 0;
+}
+
+/* ---- --undo ---- */
+
+struct undo_ent {
+	char *dir, *old, *new;
+	size_t oldlen, newlen;
+	int line;
+};
+
+static int unhex(const char *h, size_t n, char **out, size_t *outlen)
+{
+	size_t i;
+	char *o;
+
+	if (n % 2)
+		return -1;
+	o = malloc(n / 2 + 1);
+	if (!o)
+		return -1;
+	for (i = 0; i < n / 2; i++) {
+		int v = 0, k;
+
+		for (k = 0; k < 2; k++) {
+			char ch = h[2 * i + (size_t)k];
+
+			v <<= 4;
+			if (ch >= '0' && ch <= '9')
+				v |= ch - '0';
+			else if (ch >= 'a' && ch <= 'f')
+				v |= ch - 'a' + 10;
+			else if (ch >= 'A' && ch <= 'F')
+				v |= ch - 'A' + 10;
+			else {
+				free(o);
+				return -1;
+			}
+		}
+		o[i] = (char)v;
+	}
+	o[n / 2] = '\0';
+	if (memchr(o, '\0', n / 2)) {
+		free(o);
+		return -1;
+	}
+	*out = o;
+	if (outlen)
+		*outlen = n / 2;
+	return 0;
+}
+
+static void undo_report(struct check *c, const struct undo_ent *u,
+			const char *status, int err)
+{
+	if (c->json) {
+		fputs("{\"type\":\"undo\",", stdout);
+		rep_json_name(stdout, "dir", u->dir, strlen(u->dir));
+		putc(',', stdout);
+		rep_json_name(stdout, "from", u->new, u->newlen);
+		putc(',', stdout);
+		rep_json_name(stdout, "to", u->old, u->oldlen);
+		printf(",\"line\":%d,\"status\":\"%s\"", u->line, status);
+		if (err) {
+			fputs(",\"error\":", stdout);
+			rep_json_str(stdout, strerror(err),
+				     strlen(strerror(err)));
+		}
+		fputs("}\n", stdout);
+		return;
+	}
+	if (c->quiet && !err)
+		return;
+	rep_escape(stdout, u->dir, strlen(u->dir));
+	printf(": %s '", status);
+	rep_escape(stdout, u->new, u->newlen);
+	fputs("' -> '", stdout);
+	rep_escape(stdout, u->old, u->oldlen);
+	putc('\'', stdout);
+	if (err)
+		printf(": %s", strerror(err));
+	putc('\n', stdout);
+}
+
+int undo_log(struct check *c, const char *logpath)
+{
+	FILE *f = fopen(logpath, "re");
+	struct undo_ent *ents = NULL;
+	size_t n = 0, cap = 0, i, len = 0;
+	char *line = NULL;
+	ssize_t got;
+	int lineno = 0, status = EXIT_CLEAN, bad = 0;
+	unsigned long restored = 0, skipped = 0, conflicts = 0;
+
+	if (!f) {
+		fprintf(stderr, "foldfs-check: %s: %s\n", logpath,
+			strerror(errno));
+		return EXIT_OPERATIONAL;
+	}
+	/* Parse the whole log first: a damaged log undoes nothing. */
+	while ((got = getline(&line, &len, f)) > 0) {
+		char *w[4], *p = line, *save = NULL;
+		int k;
+
+		lineno++;
+		if (line[got - 1] != '\n') {
+			fprintf(stderr,
+				"foldfs-check: %s: line %d: truncated line "
+				"(ignored: its rename was never attempted)\n",
+				logpath, lineno);
+			break;
+		}
+		line[got - 1] = '\0';
+		if (lineno == 1 && strncmp(line, LOG_MAGIC, strlen(LOG_MAGIC))) {
+			fprintf(stderr,
+				"foldfs-check: %s: not a foldfs-check rename "
+				"log\n",
+				logpath);
+			bad = 1;
+			break;
+		}
+		if (line[0] == '#' || !line[0])
+			continue;
+		for (k = 0; k < 4; k++, p = NULL) {
+			w[k] = strtok_r(p, " ", &save);
+			if (!w[k])
+				break;
+		}
+		if (k < 4 || strtok_r(NULL, " ", &save) ||
+		    (strcmp(w[0], "rename") && strcmp(w[0], "failed"))) {
+			fprintf(stderr, "foldfs-check: %s: line %d: malformed\n",
+				logpath, lineno);
+			bad = 1;
+			break;
+		}
+		if (!strcmp(w[0], "failed"))
+			continue; /* documented attempt; state decides */
+		if (n == cap) {
+			size_t nc = cap ? cap * 2 : 64;
+			struct undo_ent *ne = realloc(ents, nc * sizeof *ne);
+
+			if (!ne) {
+				bad = 1;
+				break;
+			}
+			ents = ne;
+			cap = nc;
+		}
+		struct undo_ent *u = &ents[n];
+		memset(u, 0, sizeof *u);
+		u->line = lineno;
+		if (unhex(w[1], strlen(w[1]), &u->dir, NULL) ||
+		    unhex(w[2], strlen(w[2]), &u->old, &u->oldlen) ||
+		    unhex(w[3], strlen(w[3]), &u->new, &u->newlen) ||
+		    !u->oldlen || !u->newlen || memchr(u->old, '/', u->oldlen) ||
+		    memchr(u->new, '/', u->newlen)) {
+			fprintf(stderr,
+				"foldfs-check: %s: line %d: bad hex field\n",
+				logpath, lineno);
+			free(u->dir);
+			free(u->old);
+			free(u->new);
+			bad = 1;
+			break;
+		}
+		n++;
+	}
+	if (ferror(f)) {
+		fprintf(stderr, "foldfs-check: %s: read error\n", logpath);
+		bad = 1;
+	}
+	fclose(f);
+	free(line);
+	if (!bad) {
+		for (i = n; i-- > 0;) {
+			struct undo_ent *u = &ents[i];
+			int dfd = open(u->dir, O_RDONLY | O_DIRECTORY |
+						       O_CLOEXEC);
+			struct stat st;
+
+			if (dfd < 0) {
+				int e = errno;
+				undo_report(c, u, "cannot open directory", e);
+				status |= EXIT_OPERATIONAL;
+				continue;
+			}
+			int e = renameat2(dfd, u->new, dfd, u->old,
+					  RENAME_NOREPLACE) == 0
+					? 0
+					: errno;
+
+			if (!e) {
+				restored++;
+				undo_report(c, u, "restored", 0);
+			} else if (e == ENOENT &&
+				   fstatat(dfd, u->old, &st,
+					   AT_SYMLINK_NOFOLLOW) == 0) {
+				/* Logged, but the rename never happened (or
+				 * was already undone). */
+				skipped++;
+				undo_report(c, u, "not renamed; skipped", 0);
+			} else if (e == EEXIST) {
+				conflicts++;
+				undo_report(c, u,
+					    "conflict, original name taken; "
+					    "left as is",
+					    EEXIST);
+				status |= EXIT_UNCORRECTED;
+			} else {
+				conflicts++;
+				undo_report(c, u, "cannot restore", e);
+				status |= e == ENOENT ? EXIT_UNCORRECTED
+						      : EXIT_OPERATIONAL;
+			}
+			close(dfd);
+		}
+	} else {
+		status = EXIT_OPERATIONAL;
+	}
+	for (i = 0; i < n; i++) {
+		free(ents[i].dir);
+		free(ents[i].old);
+		free(ents[i].new);
+	}
+	free(ents);
+	if (c->json) {
+		printf("{\"type\":\"summary\",");
+		rep_json_name(stdout, "log", logpath, strlen(logpath));
+		printf(",\"restored\":%lu,\"skipped\":%lu,\"failed\":%lu,"
+		       "\"exit\":%d}\n",
+		       restored, skipped, conflicts, status);
+	} else if (!c->quiet || status) {
+		printf("foldfs-check: undo %s: %lu restored, %lu skipped, "
+		       "%lu failed; exit %d\n",
+		       logpath, restored, skipped, conflicts, status);
+	}
+	return status;
+}

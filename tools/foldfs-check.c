@@ -1,0 +1,724 @@
+/*
+ * foldfs-check.c - the fsck of case-insensitive trees: command line, the
+ * setup of each PATH (which encoding record applies, which contexts to
+ * compare), the modes (--info, --set-encoding, --casefold-dir, --undo) and
+ * the fsck(8)-style exit status.  The walk, the analysis, the fixes and the
+ * output live in the other foldfs-check-*.c modules.
+ */
+#define _GNU_SOURCE
+#define _FILE_OFFSET_BITS 64
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "foldfs-check.h"
+
+#ifndef FOLDFS_VERSION
+#define FOLDFS_VERSION "0.1"
+#endif
+
+#define DEFAULT_ENCODING "utf8-12.1"
+
+static void usage(FILE *f)
+{
+	fputs(
+"Usage: foldfs-check [OPTIONS] PATH...\n"
+"       foldfs-check --info PATH...\n"
+"       foldfs-check --set-encoding ENC [--set-flags LIST] [OPTIONS] SOURCE\n"
+"       foldfs-check --casefold-dir DIR [--fix [--yes]] [OPTIONS]\n"
+"       foldfs-check --undo LOG\n"
+"\n"
+"Check directory trees for names that a case-insensitive, normalization-\n"
+"insensitive foldfs view cannot tell apart.  Works on the SOURCE tree\n"
+"directly; no mount is needed.  In every folding directory it reports\n"
+"groups of equivalent names (and which one a lookup of any other spelling\n"
+"resolves to: the bytewise smallest), ill-formed UTF-8 names, and on\n"
+"request what another encoding or profile would change.\n"
+"\n"
+"The encoding is taken from the record SOURCE/.foldfs (searched in PATH and\n"
+"its parents); without one, utf8-12.1 with no flags is assumed (what foldfs\n"
+"creates by default).  A directory folds if it carries the extended\n"
+"attribute user.foldfs.casefold=1 (chattr +F through a mount), or always\n"
+"with --casefold (as a mount with -o casefold).\n"
+"\n"
+"What to compare with:\n"
+"  -e, --encoding ENC     use ENC instead of the record: utf8-X.Y[.Z], utf8\n"
+"                         (newest known), ascii\n"
+"      --flags LIST       use these flags instead of the record's:\n"
+"                         strict,compat,ignorables (any subset, or \"\")\n"
+"  -c, --casefold         treat every directory as folding\n"
+"\n"
+"What-if reports (names whose equivalence class would change count as\n"
+"problems):\n"
+"  -u, --upgrade-to VER   compare with Unicode version VER (e.g. 15.0):\n"
+"                         every name whose class changes, the code points\n"
+"                         responsible and their ages, what would start or\n"
+"                         stop colliding\n"
+"      --compat           compare with the compat flag flipped (NFKD based:\n"
+"                         ligatures, fullwidth forms... match plain ones)\n"
+"      --ignorables       compare with the ignorables flag flipped\n"
+"                         (Default_Ignorable_Code_Point dropped or kept)\n"
+"\n"
+"Repairs:\n"
+"      --fix              resolve collisions by renaming every name but the\n"
+"                         winner to a unique readable spelling, e.g.\n"
+"                         'Report (2).txt'; a dry run unless --yes is given\n"
+"  -y, --yes              really rename (each rename is atomic, never\n"
+"                         replaces anything, and is logged first)\n"
+"      --log FILE         rename log (default\n"
+"                         ./foldfs-check-fix-YYYYmmdd-HHMMSS.log, appended)\n"
+"      --undo LOG         reverse every rename in LOG, newest first\n"
+"      --casefold-dir DIR turn on the casefold attribute of DIR and every\n"
+"                         directory below it, after proving that no\n"
+"                         collisions exist (combine with --fix --yes to\n"
+"                         resolve them first)\n"
+"      --info             print the encoding record of each PATH\n"
+"      --set-encoding ENC change the record of SOURCE to ENC, only if no\n"
+"                         name in any folding directory would change class\n"
+"      --set-flags LIST   with --set-encoding: the new flags (default: keep)\n"
+"\n"
+"Output:\n"
+"  -j, --json             JSON Lines: one object per finding, then a summary\n"
+"  -q, --quiet            only problems and the summary's exit status\n"
+"  -x, --one-file-system  do not descend into other file systems\n"
+"      --progress         show the progress line even when stderr is not a\n"
+"                         terminal (default: only on a terminal)\n"
+"      --no-progress      never show it\n"
+"      --max-fds N        keep at most N directory fds open (default 64)\n"
+"  -h, --help             this help\n"
+"  -V, --version          version\n"
+"\n"
+"Exit status (as fsck(8); bits are OR-ed):\n"
+"  0   no problems\n"
+"  1   problems were corrected (--fix --yes renamed names)\n"
+"  4   problems left uncorrected (collisions, ill-formed names under a\n"
+"      strict record, class changes in a what-if, refused --set-encoding or\n"
+"      --casefold-dir, --undo conflicts)\n"
+"  8   operational error (unreadable parts of a tree, I/O errors); the walk\n"
+"      goes on after reporting them\n"
+"  16  usage error\n"
+"\n"
+"See foldfs-check(8) for the JSON format and the rename log.\n",
+	      f);
+}
+
+static int parse_unsigned(const char *s, unsigned long *v)
+{
+	char *e;
+
+	errno = 0;
+	*v = strtoul(s, &e, 10);
+	return !*s || *e || errno || s[0] == '-' ? -1 : 0;
+}
+
+/* "15.0", "15.0.0", "utf8-15.0" -> "utf8-15.0" */
+static const char *version_encoding(const char *v, char *buf, size_t cap)
+{
+	if (!strncmp(v, "utf8", 4) || !strcmp(v, "ascii"))
+		return v;
+	snprintf(buf, cap, "utf8-%s", v);
+	return buf;
+}
+
+/* Search PATH and its parents (within one file system) for a record. */
+static int find_record(struct check *c, int upward)
+{
+	char *dir = strdup(c->root_abs);
+	char err[256];
+	struct stat st0;
+	int r = -ENOENT;
+
+	if (!dir)
+		return -ENOMEM;
+	if (stat(dir, &st0) < 0) {
+		free(dir);
+		return -errno;
+	}
+	for (;;) {
+		struct stat st;
+		int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		if (fd < 0)
+			break;
+		if (fstat(fd, &st) < 0 || st.st_dev != st0.st_dev) {
+			close(fd);
+			break;
+		}
+		r = foldfs_record_read(fd, &c->rec, err, sizeof err);
+		close(fd);
+		if (r == 0) {
+			c->have_record = 1;
+			c->record_dir = dir;
+			c->record_root_fd_dev_ino_set = 1;
+			c->rec_dev = st.st_dev;
+			c->rec_ino = st.st_ino;
+			return 0;
+		}
+		if (r != -ENOENT) {
+			fprintf(stderr, "foldfs-check: %s/%s: %s\n",
+				strcmp(dir, "/") ? dir : "", FOLDFS_RECORD_NAME,
+				err);
+			free(dir);
+			return r;
+		}
+		if (!upward || !strcmp(dir, "/"))
+			break;
+		char *slash = strrchr(dir, '/');
+		if (slash == dir)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+	}
+	free(dir);
+	return -ENOENT;
+}
+
+static int init_ctx(struct fold_ctx *ctx, const char *enc, unsigned flags,
+		    const char *what)
+{
+	int r = fold_init(ctx, enc, FOLD_CASEFOLD, flags);
+
+	if (r < 0)
+		fprintf(stderr, "foldfs-check: %s encoding '%s': %s\n", what,
+			enc, fold_strerror(r));
+	return r;
+}
+
+/* Set up contexts for one PATH. Returns 0 or an exit status. */
+static int setup_tree(struct check *c, const char *path)
+{
+	const char *enc;
+	unsigned flags;
+	int r, upward = c->mode != MODE_SET_ENCODING;
+	char vbuf[64], fl[64];
+
+	c->root = path;
+	c->root_len = strlen(path);
+	while (c->root_len > 1 && path[c->root_len - 1] == '/')
+		c->root_len--;
+	c->root_abs = realpath(path, NULL);
+	if (!c->root_abs) {
+		fprintf(stderr, "foldfs-check: %s: %s\n", path,
+			strerror(errno));
+		return EXIT_OPERATIONAL;
+	}
+	c->have_record = 0;
+	c->record_dir = NULL;
+	c->record_root_fd_dev_ino_set = 0;
+	r = find_record(c, upward);
+	if (r < 0 && r != -ENOENT)
+		return EXIT_OPERATIONAL;
+
+	enc = c->encoding_opt ? c->encoding_opt
+	      : c->have_record ? c->rec.encoding
+			       : DEFAULT_ENCODING;
+	flags = c->have_flags_opt ? c->flags_opt
+		: c->have_record  ? c->rec.flags
+				  : 0;
+	if (init_ctx(&c->ctx, enc, flags, "base") < 0)
+		return EXIT_USAGE;
+	c->kctx = c->ctx;
+	fold_init(&c->kctx, enc, FOLD_CASEFOLD, flags & ~FOLD_STRICT);
+	fold_encoding_name(&c->ctx, c->enc_name, sizeof c->enc_name);
+
+	c->whatif = 0;
+	if (c->upgrade_to || c->toggle_compat || c->toggle_ignorables ||
+	    c->mode == MODE_SET_ENCODING) {
+		const char *tenc = enc;
+		unsigned tfl = flags;
+
+		if (c->mode == MODE_SET_ENCODING) {
+			tenc = c->set_encoding;
+			if (c->have_set_flags)
+				tfl = c->set_flags;
+		}
+		if (c->upgrade_to)
+			tenc = version_encoding(c->upgrade_to, vbuf,
+						sizeof vbuf);
+		if (c->toggle_compat)
+			tfl ^= FOLD_COMPAT;
+		if (c->toggle_ignorables)
+			tfl ^= FOLD_IGNORABLES;
+		if (init_ctx(&c->tctx, tenc, tfl & ~FOLD_STRICT, "target") < 0)
+			return EXIT_USAGE;
+		c->tflags = tfl;
+		fold_encoding_name(&c->tctx, c->tenc_name,
+				   sizeof c->tenc_name);
+		if (tfl != flags) {
+			size_t l = strlen(c->tenc_name);
+
+			foldfs_flags_format(tfl, fl, sizeof fl);
+			snprintf(c->tenc_name + l, sizeof c->tenc_name - l,
+				 "[%s]", fl[0] ? fl : "no flags");
+		}
+		c->whatif = 1;
+	}
+	if (getrandom(&c->seed, sizeof c->seed, 0) != sizeof c->seed) {
+		c->seed.k0 = (uint64_t)getpid() * 0x9e3779b97f4a7c15ull;
+		c->seed.k1 = (uint64_t)(uintptr_t)&c ^ 0x5851f42d4c957f2dull;
+	}
+	memset(&c->st, 0, sizeof c->st);
+
+	foldfs_flags_format(flags, fl, sizeof fl);
+	if (c->json) {
+		fputs("{\"type\":\"tree\",", stdout);
+		rep_json_name(stdout, "path", path, strlen(path));
+		printf(",\"encoding\":\"%s\",\"flags\":\"%s\",\"record\":",
+		       c->enc_name, fl);
+		if (c->record_dir) {
+			char *rp = NULL;
+			if (asprintf(&rp, "%s%s%s", c->record_dir,
+				     strcmp(c->record_dir, "/") ? "/" : "",
+				     FOLDFS_RECORD_NAME) < 0)
+				rp = NULL;
+			if (rp)
+				rep_json_str(stdout, rp, strlen(rp));
+			else
+				fputs("null", stdout);
+			free(rp);
+		} else {
+			fputs("null", stdout);
+		}
+		printf(",\"source\":\"%s\",\"folding\":\"%s\"",
+		       c->encoding_opt || c->have_flags_opt ? "options"
+		       : c->have_record			     ? "record"
+							     : "default",
+		       c->force_casefold ? "all" : "attribute");
+		if (c->whatif)
+			printf(",\"target\":\"%s\"", c->tenc_name);
+		fputs("}\n", stdout);
+	} else if (!c->quiet) {
+		printf("foldfs-check: ");
+		rep_escape(stdout, path, strlen(path));
+		printf(": encoding %s, flags %s", c->enc_name,
+		       fl[0] ? fl : "(none)");
+		if (c->encoding_opt || c->have_flags_opt)
+			printf(" (from the command line)");
+		else if (c->have_record)
+			printf(" (record %s%s%s)", c->record_dir,
+			       strcmp(c->record_dir, "/") ? "/" : "",
+			       FOLDFS_RECORD_NAME);
+		else
+			printf(" (no encoding record: assuming foldfs's "
+			       "defaults)");
+		printf("; folding directories: %s\n",
+		       c->force_casefold ? "all (--casefold)"
+					 : "those with " FOLDFS_XATTR_CASEFOLD);
+		if (c->whatif)
+			printf("foldfs-check: comparing with %s\n",
+			       c->tenc_name);
+	}
+	return 0;
+}
+
+static int tree_status(const struct check *c)
+{
+	const struct stats *s = &c->st;
+	int st = 0;
+	uint64_t left = (s->groups - s->groups_fixed) + s->ill_errors +
+			s->rename_failed;
+
+	if (c->whatif)
+		left += s->class_changes + s->would_collide + s->would_split +
+			s->would_strict;
+	if (s->errors)
+		st |= EXIT_OPERATIONAL;
+	if (s->renamed)
+		st |= EXIT_CORRECTED;
+	if (left)
+		st |= EXIT_UNCORRECTED;
+	return st;
+}
+
+static void teardown_tree(struct check *c)
+{
+	free(c->root_abs);
+	c->root_abs = NULL;
+	free((char *)c->record_dir);
+	c->record_dir = NULL;
+}
+
+static int do_info(struct check *c, const char *path)
+{
+	struct foldfs_record rec;
+	char err[256];
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r;
+
+	if (fd < 0) {
+		fprintf(stderr, "foldfs-check: %s: %s\n", path,
+			strerror(errno));
+		return EXIT_OPERATIONAL;
+	}
+	r = foldfs_record_read(fd, &rec, err, sizeof err);
+	close(fd);
+	if (r == -ENOENT) {
+		if (c->json) {
+			fputs("{\"type\":\"record\",", stdout);
+			rep_json_name(stdout, "path", path, strlen(path));
+			fputs(",\"present\":false}\n", stdout);
+		} else {
+			printf("%s: no encoding record (%s); foldfs creates "
+			       "one at the first read-write mount (default "
+			       "%s)\n",
+			       path, FOLDFS_RECORD_NAME, DEFAULT_ENCODING);
+		}
+		return 1;
+	}
+	if (r < 0) {
+		fprintf(stderr, "foldfs-check: %s/%s: %s\n", path,
+			FOLDFS_RECORD_NAME, err);
+		return EXIT_OPERATIONAL;
+	}
+	if (c->json) {
+		char fl[64];
+
+		foldfs_flags_format(rec.flags, fl, sizeof fl);
+		fputs("{\"type\":\"record\",", stdout);
+		rep_json_name(stdout, "path", path, strlen(path));
+		printf(",\"present\":true,\"format\":%d,\"encoding\":",
+		       rec.format);
+		rep_json_str(stdout, rec.encoding, strlen(rec.encoding));
+		printf(",\"flags\":\"%s\",\"created\":", fl);
+		rep_json_str(stdout, rec.created, strlen(rec.created));
+		fputs(",\"creator\":", stdout);
+		rep_json_str(stdout, rec.creator, strlen(rec.creator));
+		fputs("}\n", stdout);
+	} else {
+		foldfs_record_print(&rec, path, stdout);
+	}
+	return 0;
+}
+
+static int do_set_encoding(struct check *c)
+{
+	struct foldfs_record rec;
+	int status = tree_status(c), fd, r;
+
+	if (status & (EXIT_OPERATIONAL | EXIT_USAGE)) {
+		fprintf(stderr,
+			"foldfs-check: %s: parts of the tree could not be "
+			"read; the record is unchanged\n",
+			c->root);
+		return status | EXIT_UNCORRECTED;
+	}
+	if (c->st.class_changes || c->st.would_collide || c->st.would_split ||
+	    c->st.would_strict) {
+		fprintf(stderr,
+			"foldfs-check: %s: refusing --set-encoding %s: the "
+			"names listed above would change equivalence; rename "
+			"them (or use --fix) and retry\n",
+			c->root, c->tenc_name);
+		return status | EXIT_UNCORRECTED;
+	}
+	memset(&rec, 0, sizeof rec);
+	if (c->have_record) {
+		rec = c->rec;
+		rec.creator[0] = '\0';
+	}
+	rec.format = 1;
+	fold_encoding_name(&c->tctx, rec.encoding, sizeof rec.encoding);
+	rec.flags = c->tflags;
+	fd = open(c->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "foldfs-check: %s: %s\n", c->root,
+			strerror(errno));
+		return EXIT_OPERATIONAL;
+	}
+	snprintf(rec.creator, sizeof rec.creator, "foldfs-check %s",
+		 FOLDFS_VERSION);
+	r = foldfs_record_write(fd, &rec);
+	close(fd);
+	if (r < 0) {
+		fprintf(stderr, "foldfs-check: %s/%s: cannot write: %s\n",
+			c->root, FOLDFS_RECORD_NAME, strerror(-r));
+		return EXIT_OPERATIONAL;
+	}
+	rep_note(c, "%s: encoding record set to %s (was %s%s)", c->root,
+		 c->tenc_name, c->enc_name,
+		 c->have_record ? "" : ", no record");
+	return status & ~EXIT_UNCORRECTED;
+}
+
+static int do_casefold_dir(struct check *c)
+{
+	int status = tree_status(c);
+	struct stats keep = c->st;
+
+	if (status & (EXIT_OPERATIONAL | EXIT_UNCORRECTED)) {
+		fprintf(stderr,
+			"foldfs-check: %s: refusing to turn on casefold: %s\n",
+			c->root,
+			status & EXIT_UNCORRECTED
+				? "collisions or invalid names remain (see "
+				  "above; --fix --yes resolves collisions)"
+				: "parts of the tree could not be read");
+		return status | EXIT_UNCORRECTED;
+	}
+	c->setting_xattr = 1;
+	walk_tree(c, c->root);
+	c->setting_xattr = 0;
+	/* Report the check's counts, plus what the second walk did. */
+	keep.xattr_set = c->st.xattr_set;
+	keep.errors = c->st.errors;
+	c->st = keep;
+	if (c->st.errors)
+		return status | EXIT_OPERATIONAL | EXIT_UNCORRECTED;
+	rep_note(c, "%s: casefold attribute set on %llu director%s", c->root,
+		 (unsigned long long)c->st.xattr_set,
+		 c->st.xattr_set == 1 ? "y" : "ies");
+	return status;
+}
+
+enum {
+	OPT_FLAGS = 256,
+	OPT_COMPAT,
+	OPT_IGNORABLES,
+	OPT_FIX,
+	OPT_LOG,
+	OPT_UNDO,
+	OPT_CASEFOLD_DIR,
+	OPT_INFO,
+	OPT_SET_ENCODING,
+	OPT_SET_FLAGS,
+	OPT_PROGRESS,
+	OPT_NO_PROGRESS,
+	OPT_MAX_FDS,
+};
+
+static const struct option longopts[] = {
+	{ "encoding", required_argument, NULL, 'e' },
+	{ "flags", required_argument, NULL, OPT_FLAGS },
+	{ "casefold", no_argument, NULL, 'c' },
+	{ "upgrade-to", required_argument, NULL, 'u' },
+	{ "compat", no_argument, NULL, OPT_COMPAT },
+	{ "ignorables", no_argument, NULL, OPT_IGNORABLES },
+	{ "fix", no_argument, NULL, OPT_FIX },
+	{ "yes", no_argument, NULL, 'y' },
+	{ "log", required_argument, NULL, OPT_LOG },
+	{ "undo", required_argument, NULL, OPT_UNDO },
+	{ "casefold-dir", required_argument, NULL, OPT_CASEFOLD_DIR },
+	{ "info", no_argument, NULL, OPT_INFO },
+	{ "set-encoding", required_argument, NULL, OPT_SET_ENCODING },
+	{ "set-flags", required_argument, NULL, OPT_SET_FLAGS },
+	{ "json", no_argument, NULL, 'j' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "one-file-system", no_argument, NULL, 'x' },
+	{ "progress", no_argument, NULL, OPT_PROGRESS },
+	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+	{ "max-fds", required_argument, NULL, OPT_MAX_FDS },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int usage_error(const char *msg, const char *arg)
+{
+	fprintf(stderr, "foldfs-check: %s%s%s\n", msg, arg ? ": " : "",
+		arg ? arg : "");
+	fprintf(stderr, "Try 'foldfs-check --help' for more information.\n");
+	return EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	static struct check c;
+	const char *casefold_dir = NULL;
+	int opt, progress = -1, status = 0, i, modes = 0;
+	unsigned long v;
+	const char *env;
+
+	c.log_fd = -1;
+	c.max_fds = 64;
+	while ((opt = getopt_long(argc, argv, "e:cu:yjqxhV", longopts,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'e':
+			c.encoding_opt = optarg;
+			break;
+		case OPT_FLAGS:
+			if (foldfs_flags_parse(optarg, &c.flags_opt) < 0)
+				return usage_error("unknown flag in --flags "
+						   "(strict, compat, "
+						   "ignorables)",
+						   optarg);
+			c.have_flags_opt = 1;
+			break;
+		case 'c':
+			c.force_casefold = 1;
+			break;
+		case 'u':
+			c.upgrade_to = optarg;
+			break;
+		case OPT_COMPAT:
+			c.toggle_compat = 1;
+			break;
+		case OPT_IGNORABLES:
+			c.toggle_ignorables = 1;
+			break;
+		case OPT_FIX:
+			c.fix = 1;
+			break;
+		case 'y':
+			c.yes = 1;
+			break;
+		case OPT_LOG:
+			c.log_path = optarg;
+			break;
+		case OPT_UNDO:
+			c.undo_path = optarg;
+			c.mode = MODE_UNDO;
+			modes++;
+			break;
+		case OPT_CASEFOLD_DIR:
+			casefold_dir = optarg;
+			c.mode = MODE_CASEFOLD_DIR;
+			modes++;
+			break;
+		case OPT_INFO:
+			c.mode = MODE_INFO;
+			modes++;
+			break;
+		case OPT_SET_ENCODING:
+			c.set_encoding = optarg;
+			c.mode = MODE_SET_ENCODING;
+			modes++;
+			break;
+		case OPT_SET_FLAGS:
+			if (foldfs_flags_parse(optarg, &c.set_flags) < 0)
+				return usage_error("unknown flag in "
+						   "--set-flags",
+						   optarg);
+			c.have_set_flags = 1;
+			break;
+		case 'j':
+			c.json = 1;
+			break;
+		case 'q':
+			c.quiet = 1;
+			break;
+		case 'x':
+			c.xdev = 1;
+			break;
+		case OPT_PROGRESS:
+			progress = 1;
+			break;
+		case OPT_NO_PROGRESS:
+			progress = 0;
+			break;
+		case OPT_MAX_FDS:
+			if (parse_unsigned(optarg, &v) < 0 || v < 2 ||
+			    v > 100000)
+				return usage_error("--max-fds wants a number "
+						   "from 2 to 100000",
+						   optarg);
+			c.max_fds = (unsigned)v;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("foldfs-check %s\n", FOLDFS_VERSION);
+			return 0;
+		default:
+			fprintf(stderr, "Try 'foldfs-check --help' for more "
+					"information.\n");
+			return EXIT_USAGE;
+		}
+	}
+	if (modes > 1)
+		return usage_error("--info, --set-encoding, --casefold-dir "
+				   "and --undo exclude each other",
+				   NULL);
+	if (c.yes && !c.fix)
+		return usage_error("--yes only goes with --fix", NULL);
+	if (c.fix && (c.whatif || c.upgrade_to || c.toggle_compat ||
+		      c.toggle_ignorables || c.mode == MODE_SET_ENCODING))
+		return usage_error("--fix cannot be combined with a what-if "
+				   "report or --set-encoding; run them one "
+				   "after the other",
+				   NULL);
+	if (c.mode == MODE_SET_ENCODING &&
+	    (c.upgrade_to || c.toggle_compat || c.toggle_ignorables))
+		return usage_error("--set-encoding already compares with the "
+				   "new encoding",
+				   NULL);
+	if (c.have_set_flags && c.mode != MODE_SET_ENCODING)
+		return usage_error("--set-flags only goes with --set-encoding",
+				   NULL);
+	if (c.mode == MODE_CASEFOLD_DIR) {
+		if (optind != argc)
+			return usage_error("--casefold-dir takes its directory "
+					   "as its argument, no PATH",
+					   NULL);
+		c.force_casefold = 1;
+	} else if (c.mode == MODE_UNDO) {
+		if (optind != argc || c.fix)
+			return usage_error("--undo takes only the log", NULL);
+	} else if (optind == argc) {
+		return usage_error("no PATH given", NULL);
+	}
+	if (c.mode == MODE_SET_ENCODING && argc - optind != 1)
+		return usage_error("--set-encoding works on one SOURCE", NULL);
+	c.progress = progress >= 0 ? progress : isatty(2);
+	if (c.json)
+		c.quiet = 0;
+	env = getenv("FOLDFS_CHECK_STOP_AFTER");
+	if (env && *env) {
+		if (parse_unsigned(env, &v) < 0)
+			return usage_error("bad FOLDFS_CHECK_STOP_AFTER", env);
+		c.stop_after = v;
+	}
+
+	if (c.mode == MODE_UNDO) {
+		status = undo_log(&c, c.undo_path);
+		return status;
+	}
+	if (c.mode == MODE_INFO) {
+		for (i = optind; i < argc; i++)
+			status |= do_info(&c, argv[i]);
+		return status;
+	}
+
+	for (i = optind; i < argc || casefold_dir; i++) {
+		const char *path = casefold_dir ? casefold_dir : argv[i];
+		int st = setup_tree(&c, path);
+
+		if (!st) {
+			if (walk_tree(&c, path) < 0)
+				c.st.errors += !c.st.errors;
+			st = tree_status(&c);
+			if (c.mode == MODE_SET_ENCODING)
+				st = do_set_encoding(&c);
+			else if (c.mode == MODE_CASEFOLD_DIR)
+				st = do_casefold_dir(&c);
+			if (c.fix && !c.yes && c.st.would_rename && !c.json &&
+			    !c.quiet)
+				printf("foldfs-check: dry run: nothing was "
+				       "renamed; add --yes to apply\n");
+			rep_summary(&c, st);
+		}
+		teardown_tree(&c);
+		status |= st;
+		if (casefold_dir)
+			break;
+	}
+	fix_close_log(&c);
+	dirbuf_free(&c.db);
+	free(c.kbuf);
+	free(c.kbuf2);
+	free(c.log_name);
+	fflush(stdout);
+	if (ferror(stdout)) {
+		fprintf(stderr, "foldfs-check: write error on output\n");
+		status |= EXIT_OPERATIONAL;
+	}
+	return status;
+}

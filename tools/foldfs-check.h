@@ -1,0 +1,169 @@
+/*
+ * foldfs-check.h - internal interfaces between the modules of foldfs-check:
+ *   foldfs-check.c         options, per-tree setup, modes, exit status
+ *   foldfs-check-walk.c    one-pass tree walk with a bounded number of fds
+ *   foldfs-check-scan.c    per-directory analysis (collisions, ill-formed
+ *                          names, what-if comparison against another ctx)
+ *   foldfs-check-fix.c     collision renames, the undo log, --undo
+ *   foldfs-check-report.c  text and JSON Lines output, name escaping
+ */
+#ifndef FOLDFS_CHECK_H
+#define FOLDFS_CHECK_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "fold.h"
+#include "record.h"
+
+/* fsck(8) exit status bits, OR-ed together. */
+#define EXIT_CLEAN 0
+#define EXIT_CORRECTED 1
+#define EXIT_UNCORRECTED 4
+#define EXIT_OPERATIONAL 8
+#define EXIT_USAGE 16
+
+/* One directory entry of the directory being analysed. */
+struct ent {
+	uint32_t off;	/* name in dirbuf.pool */
+	uint32_t len;
+	uint64_t hash;	/* fold_hash under the base ctx */
+	int32_t group;	/* index of the first member of its class */
+	int32_t next;	/* next member of the same class, -1 at the end */
+	int32_t tgroup; /* same, under the what-if ctx */
+	int32_t tnext;
+	uint8_t is_dir;
+	uint8_t bad;	 /* ill-formed under the base ctx */
+	uint8_t renamed; /* renamed by --fix: name now differs */
+};
+
+/* All entries of one directory; reused from directory to directory. */
+struct dirbuf {
+	char *pool;
+	size_t pool_len, pool_cap;
+	struct ent *ents;
+	size_t n, cap;
+	int32_t *table; /* open addressing: index into ents, -1 empty */
+	size_t tcap;
+	int32_t *ttable; /* the same for the what-if ctx */
+	size_t ttcap;
+	uint64_t *th;	 /* hashes under the what-if ctx */
+	int32_t *tmp, *tmp2, *tmp3; /* per-entry scratch */
+	size_t scap;
+};
+
+/* Counters for one PATH operand. */
+struct stats {
+	uint64_t dirs, folding_dirs, names;
+	uint64_t groups, colliding;	/* current collisions */
+	uint64_t groups_fixed;		/* ... all of whose losers were renamed */
+	uint64_t ill_formed, ill_errors; /* all / under a strict ctx */
+	uint64_t errors;		 /* operational: unreadable parts */
+	uint64_t renamed, would_rename, rename_failed;
+	uint64_t class_changes, would_collide, would_split, would_strict;
+	uint64_t xattr_set;
+};
+
+enum mode {
+	MODE_CHECK,
+	MODE_INFO,
+	MODE_SET_ENCODING,
+	MODE_CASEFOLD_DIR,
+	MODE_UNDO,
+};
+
+struct check {
+	/* options */
+	enum mode mode;
+	int json, quiet, force_casefold, fix, yes, xdev, progress;
+	const char *encoding_opt; /* --encoding */
+	int have_flags_opt;
+	unsigned flags_opt;	    /* --flags */
+	const char *upgrade_to;	    /* --upgrade-to */
+	int toggle_compat, toggle_ignorables;
+	const char *set_encoding;   /* --set-encoding */
+	int have_set_flags;
+	unsigned set_flags;
+	const char *log_path;	    /* --log */
+	const char *undo_path;	    /* --undo */
+	unsigned max_fds;
+	unsigned long stop_after;   /* FOLDFS_CHECK_STOP_AFTER test hook */
+
+	/* per-tree state */
+	const char *root;	  /* PATH as given */
+	size_t root_len;	  /* ... without trailing slashes */
+	char *root_abs;		  /* realpath(PATH) for the rename log */
+	const char *record_dir;	  /* where the record was found, or NULL */
+	int have_record;
+	struct foldfs_record rec;
+	struct fold_ctx ctx;	  /* base: FOLD_CASEFOLD + flags */
+	struct fold_ctx kctx;	  /* base without FOLD_STRICT (keys never fail) */
+	int whatif;		  /* a target ctx is set */
+	struct fold_ctx tctx;	  /* what-if target, FOLD_STRICT stripped */
+	unsigned tflags;	  /* target flags including strict */
+	char enc_name[40], tenc_name[40];
+	struct fold_seed seed;
+	int record_root_fd_dev_ino_set;
+	dev_t rec_dev;
+	ino_t rec_ino;		  /* directory holding .foldfs (skip it there) */
+	int setting_xattr;	  /* walk only sets the casefold attribute */
+	struct stats st;
+	int dir_reported;	  /* current directory header printed (text) */
+
+	/* rename log */
+	int log_fd;
+	char *log_name;
+	unsigned long renames_done;
+
+	/* scratch */
+	char *kbuf, *kbuf2;
+	size_t kcap, kcap2;
+	struct dirbuf db;
+};
+
+/* walk.c */
+int walk_tree(struct check *c, const char *path);
+
+/* scan.c: analyse one directory (fd open on it); may rename via fix.c. */
+void scan_dir(struct check *c, int dirfd, const char *path, size_t pathlen,
+	      int folds);
+int dirbuf_add(struct dirbuf *db, const char *name, size_t len, int is_dir);
+void dirbuf_reset(struct dirbuf *db);
+void dirbuf_free(struct dirbuf *db);
+/* key of s under ctx into c->kbuf (grown as needed); returns length. */
+ssize_t key_of(struct check *c, const struct fold_ctx *ctx, const char *s,
+	       size_t n, int second);
+
+/* For fix.c: is a name equivalent to s present; add s as a new entry. */
+int scan_name_taken(struct check *c, const char *s, size_t n);
+int scan_add_name(struct check *c, const char *s, size_t n, int is_dir);
+
+/* fix.c */
+int fix_open_log(struct check *c);
+void fix_close_log(struct check *c);
+/* Rename entry i of db (in dirfd) to a unique spelling; 0 or -errno. */
+int fix_rename(struct check *c, int dirfd, const char *path, size_t pathlen,
+	       size_t i);
+int undo_log(struct check *c, const char *logpath);
+
+/* report.c */
+/* Length (1..4) of the well-formed UTF-8 sequence at s and its code point,
+ * or 0 when s[0] does not start one. */
+size_t u8_decode(const unsigned char *s, size_t n, uint32_t *cp);
+void rep_escape(FILE *f, const char *s, size_t n);
+void rep_json_str(FILE *f, const char *s, size_t n);
+void rep_hex(FILE *f, const char *s, size_t n);
+void rep_json_name(FILE *f, const char *key, const char *s, size_t n);
+void rep_dir_header(struct check *c, const char *path, size_t pathlen);
+void rep_json_begin(struct check *c, const char *type, const char *path,
+		    size_t pathlen);
+void rep_error(struct check *c, const char *path, size_t pathlen,
+	       const char *name, const char *what, int err);
+void rep_note(struct check *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void rep_summary(struct check *c, int status);
+void rep_progress(struct check *c, const char *path, size_t pathlen, int done);
+void rep_version(FILE *f, uint32_t v);
+
+#endif /* FOLDFS_CHECK_H */

@@ -1,0 +1,593 @@
+/*
+ * foldfs-norm.c - libfold from the shell: normalize, case fold, compare,
+ * hash and validate file names.
+ *
+ * Input names are byte strings, one per line (or NUL-separated with -0),
+ * read from files, standard input, or given as operands after "--".  An
+ * ill-formed name is never altered: it is reported with its line and byte
+ * offset and passed through as it was (or, with --strict, refused).
+ */
+#define _GNU_SOURCE
+#define _FILE_OFFSET_BITS 64
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "fold.h"
+
+#ifndef FOLDFS_VERSION
+#define FOLDFS_VERSION "0.1"
+#endif
+
+/* Exit status */
+#define ST_OK 0
+#define ST_BAD 1   /* ill-formed input reported; --cmp: not equivalent */
+#define ST_ERROR 2 /* usage, I/O, unknown encoding, --strict refusal */
+
+/* The default --hash key: the SipHash reference test key, so a hash can
+ * be reproduced anywhere without knowing anything about this tool. */
+#define DEFAULT_K0 UINT64_C(0x0706050403020100)
+#define DEFAULT_K1 UINT64_C(0x0f0e0d0c0b0a0908)
+
+static struct {
+	struct fold_ctx ctx;
+	struct fold_seed seed;
+	int check, hash, escape, zero, strict, verbose;
+	char *out;
+	size_t outcap;
+	int status;
+} g;
+
+static void usage(FILE *f)
+{
+	fputs(
+"Usage: foldfs-norm [OPTIONS] [FILE...]\n"
+"       foldfs-norm [OPTIONS] -- NAME...\n"
+"       foldfs-norm [OPTIONS] --cmp NAME1 NAME2\n"
+"       foldfs-norm --list-encodings\n"
+"\n"
+"Print each name in the chosen normalization / case folding form, as the\n"
+"foldfs file system compares names.  Names are read one per line from each\n"
+"FILE (\"-\" or none: standard input), or taken from the operands after --.\n"
+"A line's bytes are the name exactly (a trailing CR is part of it).\n"
+"\n"
+"Form and encoding:\n"
+"  -f, --form FORM        nfd, nfc, nfkd, nfkc, casefold (default), nfkc_cf\n"
+"  -e, --encoding ENC     utf8 (default: newest Unicode known), utf8-X.Y[.Z],\n"
+"                         or ascii (only A-Z fold)\n"
+"  -p, --profile NAME     preset: ext4 = utf8-12.1, casefold, ignorables (the\n"
+"                         Linux kernel's ext4/f2fs/tmpfs equivalence)\n"
+"      --compat           casefold on an NFKD base (compatibility caseless\n"
+"                         match: ligatures, fullwidth forms match plain ones)\n"
+"      --ignorables       drop Default_Ignorable_Code_Point characters\n"
+"      --strict           an ill-formed name is an error: stop with status 2\n"
+"\n"
+"Operations (default: print the form of each name):\n"
+"      --cmp A B          exit 0 if A and B are equivalent, 1 if not, 2 on\n"
+"                         error; prints nothing unless -v\n"
+"      --hash             print the 64-bit keyed hash (SipHash-1-3 of the\n"
+"                         comparison key, context mixed in) in hex; equal\n"
+"                         for equivalent names\n"
+"      --seed K0:K1       hash key as two 64-bit hex numbers (default\n"
+"                         0706050403020100:0f0e0d0c0b0a0908)\n"
+"      --check            only validate; print 'line N: byte offset M:\n"
+"                         ill-formed UTF-8' for each bad name\n"
+"      --list-encodings   list the encodings this build knows\n"
+"\n"
+"Input and output:\n"
+"  -0, --null             names are separated by NUL bytes, in and out\n"
+"      --escape           print bytes that are not printable text (controls,\n"
+"                         ill-formed bytes, backslash) as \\xNN / \\\\\n"
+"  -v, --verbose          --cmp: print 'equivalent' or 'not equivalent' and\n"
+"                         both keys; --list-encodings: what utf8 means\n"
+"  -h, --help             this help\n"
+"  -V, --version          version\n"
+"\n"
+"Ill-formed names (not shortest-form UTF-8, surrogates, above U+10FFFF)\n"
+"are never altered: a warning on standard error names the line and the\n"
+"byte offset of the first bad byte, and the name is printed unchanged.\n"
+"\n"
+"Exit status:\n"
+"  0  success, every name well formed (--cmp: equivalent)\n"
+"  1  some names were ill formed (--cmp: not equivalent)\n"
+"  2  error: bad usage, unknown encoding, I/O error, or an ill-formed name\n"
+"     under --strict\n"
+"\n"
+"Examples:\n"
+"  printf 'Stra\\xc3\\x9fe\\n' | foldfs-norm             # strasse\n"
+"  foldfs-norm --form nfc -- \"$(printf 'e\\xcc\\x81')\"  # é (U+00E9)\n"
+"  foldfs-norm --cmp -- Floß FLOSS && echo same\n"
+"  find . -print0 | foldfs-norm -0 --check\n"
+"\n"
+"See foldfs-norm(1), libfold(3).\n",
+	      f);
+}
+
+static int usage_error(const char *msg, const char *arg)
+{
+	fprintf(stderr, "foldfs-norm: %s%s%s\n", msg, arg ? ": " : "",
+		arg ? arg : "");
+	fputs("Try 'foldfs-norm --help' for more information.\n", stderr);
+	return ST_ERROR;
+}
+
+static int parse_form(const char *s, enum fold_form *f)
+{
+	static const struct {
+		const char *n;
+		enum fold_form f;
+	} forms[] = {
+		{ "nfd", FOLD_NFD },	       { "nfc", FOLD_NFC },
+		{ "nfkd", FOLD_NFKD },	       { "nfkc", FOLD_NFKC },
+		{ "casefold", FOLD_CASEFOLD }, { "nfkc_cf", FOLD_NFKC_CF },
+		{ "nfkc-cf", FOLD_NFKC_CF },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof forms / sizeof forms[0]; i++)
+		if (!strcasecmp(s, forms[i].n)) {
+			*f = forms[i].f;
+			return 0;
+		}
+	return -1;
+}
+
+static int parse_seed(const char *s, struct fold_seed *seed)
+{
+	char *e;
+
+	errno = 0;
+	seed->k0 = strtoull(s, &e, 16);
+	if (e == s || *e != ':' || errno)
+		return -1;
+	s = e + 1;
+	seed->k1 = strtoull(s, &e, 16);
+	if (e == s || *e || errno)
+		return -1;
+	return 0;
+}
+
+/* ---- output ---- */
+
+static size_t u8len(const unsigned char *s, size_t n, uint32_t *cp)
+{
+	uint32_t c = s[0];
+	size_t len, i;
+
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2, c &= 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		len = 3, c &= 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		len = 4, c &= 0x07;
+	else
+		return 0;
+	if (n < len)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = (c << 6) | (s[i] & 0x3f);
+	}
+	if ((len == 3 && c < 0x800) || (len == 4 && c < 0x10000) ||
+	    (c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff)
+		return 0;
+	*cp = c;
+	return len;
+}
+
+/* Print s; with --escape, controls, C1 controls, bidi controls, line
+ * separators, ill-formed bytes and the backslash itself are escaped, so
+ * the output is one unambiguous line of printable text. */
+static void put_name(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+
+	if (!g.escape) {
+		fwrite(s, 1, n, stdout);
+		return;
+	}
+	while (i < n) {
+		uint32_t cp = 0;
+		size_t l = u8len(p + i, n - i, &cp), k;
+		int bad = !l || cp < 0x20 || cp == 0x7f ||
+			  (cp >= 0x80 && cp <= 0x9f) || cp == 0x200e ||
+			  cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
+			  (cp >= 0x2066 && cp <= 0x2069) || cp == 0x2028 ||
+			  cp == 0x2029 || cp == 0x061c;
+
+		if (!l)
+			l = 1;
+		if (cp == '\\' && l == 1)
+			fputs("\\\\", stdout);
+		else if (bad)
+			for (k = 0; k < l; k++)
+				printf("\\x%02x", p[i + k]);
+		else
+			fwrite(p + i, 1, l, stdout);
+		i += l;
+	}
+}
+
+static void end_record(void)
+{
+	putchar(g.zero ? '\0' : '\n');
+}
+
+/* Grow g.out to hold need bytes. */
+static int out_reserve(size_t need)
+{
+	char *p;
+
+	if (need <= g.outcap)
+		return 0;
+	p = realloc(g.out, need);
+	if (!p)
+		return -1;
+	g.out = p;
+	g.outcap = need;
+	return 0;
+}
+
+/* ---- one name ---- */
+
+/* where: "FILE: line" or "argument"; returns -1 to stop (--strict). */
+static int do_name(const char *s, size_t n, const char *file,
+		   const char *unit, unsigned long no)
+{
+	size_t off = 0;
+	int bad = fold_validate(&g.ctx, s, n, &off) < 0;
+	ssize_t r;
+
+	if (bad) {
+		g.status = g.status > ST_BAD ? g.status : ST_BAD;
+		if (g.check) {
+			printf("%s%s%s %lu: byte offset %zu: ill-formed UTF-8\n",
+			       file ? file : "", file ? ": " : "", unit, no,
+			       off);
+			return 0;
+		}
+		fflush(stdout);
+		fprintf(stderr,
+			"foldfs-norm: %s%s%s %lu: byte offset %zu: ill-formed "
+			"UTF-8%s\n",
+			file ? file : "", file ? ": " : "", unit, no, off,
+			g.strict ? " (refused: --strict)"
+				 : "; printed unchanged");
+		if (g.strict) {
+			g.status = ST_ERROR;
+			return -1;
+		}
+	}
+	if (g.check)
+		return 0;
+	if (g.hash) {
+		printf("%016" PRIx64, fold_hash(&g.ctx, &g.seed, s, n));
+		end_record();
+		return 0;
+	}
+	if (bad) {
+		put_name(s, n);
+		end_record();
+		return 0;
+	}
+	for (;;) {
+		r = fold_normalize(&g.ctx, s, n, g.out, g.outcap);
+		if (r < 0) {
+			fprintf(stderr, "foldfs-norm: %s%s%s %lu: %s\n",
+				file ? file : "", file ? ": " : "", unit, no,
+				fold_strerror((int)r));
+			g.status = ST_ERROR;
+			return -1;
+		}
+		if ((size_t)r <= g.outcap)
+			break;
+		if (out_reserve((size_t)r) < 0) {
+			fprintf(stderr, "foldfs-norm: out of memory\n");
+			g.status = ST_ERROR;
+			return -1;
+		}
+	}
+	put_name(g.out, (size_t)r);
+	end_record();
+	return 0;
+}
+
+static int do_stream(FILE *f, const char *file)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t got;
+	unsigned long no = 0;
+	int delim = g.zero ? '\0' : '\n', r = 0;
+
+	while ((got = getdelim(&line, &cap, delim, f)) >= 0) {
+		size_t n = (size_t)got;
+
+		no++;
+		if (n && line[n - 1] == (char)delim)
+			n--;
+		if (do_name(line, n, file, g.zero ? "record" : "line", no) <
+		    0) {
+			r = -1;
+			break;
+		}
+	}
+	if (!r && ferror(f)) {
+		fprintf(stderr, "foldfs-norm: %s: read error: %s\n",
+			file ? file : "standard input", strerror(errno));
+		g.status = ST_ERROR;
+		r = -1;
+	}
+	free(line);
+	return r;
+}
+
+static void list_encodings(void)
+{
+	const char *const *v;
+	size_t n = fold_unicode_versions(&v), i;
+
+	puts("ascii");
+	if (g.verbose && n)
+		printf("utf8\t(the newest: utf8-%s)\n", v[n - 1]);
+	else
+		puts("utf8");
+	for (i = 0; i < n; i++)
+		printf("utf8-%s\n", v[i]);
+}
+
+enum {
+	OPT_COMPAT = 256,
+	OPT_IGNORABLES,
+	OPT_STRICT,
+	OPT_CMP,
+	OPT_HASH,
+	OPT_SEED,
+	OPT_CHECK,
+	OPT_ESCAPE,
+	OPT_LIST,
+};
+
+static const struct option longopts[] = {
+	{ "form", required_argument, NULL, 'f' },
+	{ "encoding", required_argument, NULL, 'e' },
+	{ "profile", required_argument, NULL, 'p' },
+	{ "compat", no_argument, NULL, OPT_COMPAT },
+	{ "ignorables", no_argument, NULL, OPT_IGNORABLES },
+	{ "strict", no_argument, NULL, OPT_STRICT },
+	{ "cmp", no_argument, NULL, OPT_CMP },
+	{ "hash", no_argument, NULL, OPT_HASH },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "check", no_argument, NULL, OPT_CHECK },
+	{ "escape", no_argument, NULL, OPT_ESCAPE },
+	{ "null", no_argument, NULL, '0' },
+	{ "list-encodings", no_argument, NULL, OPT_LIST },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+int main(int argc, char **argv)
+{
+	const char *encoding = NULL, *profile = NULL;
+	enum fold_form form = FOLD_CASEFOLD;
+	unsigned flags = 0;
+	int have_form = 0, cmp = 0, list = 0, opt, r, i;
+	int nfiles = 0, nnames = 0;
+
+	g.seed.k0 = DEFAULT_K0;
+	g.seed.k1 = DEFAULT_K1;
+	/* "-" first: operands come back in order as option 1 and getopt
+	 * stops at "--", so operands before it are FILEs and those after it
+	 * NAMEs.  FILE operands are collected in argv[1..nfiles], slots that
+	 * getopt has already consumed (it does not permute in this mode). */
+	while ((opt = getopt_long(argc, argv, "-f:e:p:0vhV", longopts, NULL)) !=
+	       -1) {
+		switch (opt) {
+		case 1:
+			argv[1 + nfiles++] = optarg;
+			break;
+		case 'f':
+			if (parse_form(optarg, &form) < 0)
+				return usage_error("unknown form (nfd, nfc, "
+						   "nfkd, nfkc, casefold, "
+						   "nfkc_cf)",
+						   optarg);
+			have_form = 1;
+			break;
+		case 'e':
+			encoding = optarg;
+			break;
+		case 'p':
+			profile = optarg;
+			break;
+		case OPT_COMPAT:
+			flags |= FOLD_COMPAT;
+			break;
+		case OPT_IGNORABLES:
+			flags |= FOLD_IGNORABLES;
+			break;
+		case OPT_STRICT:
+			g.strict = 1;
+			break;
+		case OPT_CMP:
+			cmp = 1;
+			break;
+		case OPT_HASH:
+			g.hash = 1;
+			break;
+		case OPT_SEED:
+			if (parse_seed(optarg, &g.seed) < 0)
+				return usage_error("--seed wants K0:K1 in hex",
+						   optarg);
+			break;
+		case OPT_CHECK:
+			g.check = 1;
+			break;
+		case OPT_ESCAPE:
+			g.escape = 1;
+			break;
+		case '0':
+			g.zero = 1;
+			break;
+		case OPT_LIST:
+			list = 1;
+			break;
+		case 'v':
+			g.verbose = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return ST_OK;
+		case 'V':
+			printf("foldfs-norm %s\n", FOLDFS_VERSION);
+			return ST_OK;
+		default:
+			fputs("Try 'foldfs-norm --help' for more "
+			      "information.\n",
+			      stderr);
+			return ST_ERROR;
+		}
+	}
+	if (list) {
+		list_encodings();
+		return ferror(stdout) ? ST_ERROR : ST_OK;
+	}
+	if (cmp + g.hash + g.check > 1)
+		return usage_error("--cmp, --hash and --check exclude each "
+				   "other",
+				   NULL);
+
+	if (profile) {
+		char enc[40];
+
+		if (encoding || have_form)
+			return usage_error("--profile sets the encoding and "
+					   "form; do not combine it with "
+					   "--encoding or --form",
+					   NULL);
+		r = fold_init_profile(&g.ctx, profile);
+		if (r < 0)
+			return usage_error("unknown profile (known: ext4)",
+					   profile);
+		fold_encoding_name(&g.ctx, enc, sizeof enc);
+		r = fold_init(&g.ctx, enc, (enum fold_form)g.ctx.form,
+			      g.ctx.flags | flags |
+				      (g.strict ? FOLD_STRICT : 0));
+	} else {
+		r = fold_init(&g.ctx, encoding ? encoding : "utf8", form,
+			      flags | (g.strict ? FOLD_STRICT : 0));
+	}
+	if (r < 0)
+		return usage_error(fold_strerror(r),
+				   encoding ? encoding : profile);
+
+	nnames = argc - optind;
+
+	if (cmp) {
+		const char *a, *b;
+		int eq;
+
+		/* With or without "--", the two operands are names. */
+		const char *nm[2];
+		int k = 0;
+
+		for (i = 0; i < nfiles && k < 2; i++)
+			nm[k++] = argv[1 + i];
+		for (i = optind; i < argc && k < 2; i++)
+			nm[k++] = argv[i];
+		if (nfiles + nnames != 2)
+			return usage_error("--cmp wants exactly two names",
+					   NULL);
+		a = nm[0];
+		b = nm[1];
+		size_t an = strlen(a), bn = strlen(b), oa, ob;
+		int ba = fold_validate(&g.ctx, a, an, &oa) < 0;
+		int bb = fold_validate(&g.ctx, b, bn, &ob) < 0;
+
+		if ((ba || bb) && g.strict) {
+			fprintf(stderr,
+				"foldfs-norm: argument %d: byte offset %zu: "
+				"ill-formed UTF-8 (refused: --strict)\n",
+				ba ? 1 : 2, ba ? oa : ob);
+			return ST_ERROR;
+		}
+		eq = fold_equal(&g.ctx, a, an, b, bn);
+		if (g.verbose) {
+			ssize_t la, lb;
+
+			printf("%s\n", eq ? "equivalent" : "not equivalent");
+			for (i = 0; i < 2; i++) {
+				const char *s = i ? b : a;
+				size_t n = i ? bn : an;
+
+				la = fold_key(&g.ctx, s, n, NULL, 0);
+				if (la < 0 || out_reserve((size_t)la + 1) < 0)
+					return ST_ERROR;
+				lb = fold_key(&g.ctx, s, n, g.out, g.outcap);
+				printf("key %d: ", i + 1);
+				int esc = g.escape;
+				g.escape = 1;
+				put_name(g.out, (size_t)lb);
+				g.escape = esc;
+				putchar('\n');
+			}
+		}
+		fflush(stdout);
+		return eq ? ST_OK : 1;
+	}
+
+	if (nnames && nfiles)
+		return usage_error("give either FILEs or -- NAMEs, not both",
+				   NULL);
+	if (nnames) {
+		unsigned long no = 0;
+
+		for (i = optind; i < argc; i++)
+			if (do_name(argv[i], strlen(argv[i]), NULL,
+				    "argument", ++no) < 0)
+				break;
+	} else if (!nfiles) {
+		do_stream(stdin, NULL);
+	} else {
+		for (i = 1; i <= nfiles; i++) {
+			FILE *f;
+
+			if (!strcmp(argv[i], "-")) {
+				if (do_stream(stdin, NULL) < 0)
+					break;
+				continue;
+			}
+			f = fopen(argv[i], "re");
+			if (!f) {
+				fprintf(stderr, "foldfs-norm: %s: %s\n",
+					argv[i], strerror(errno));
+				g.status = ST_ERROR;
+				continue;
+			}
+			r = do_stream(f, argv[i]);
+			fclose(f);
+			if (r < 0)
+				break;
+		}
+	}
+	free(g.out);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "foldfs-norm: write error: %s\n",
+			strerror(errno));
+		return ST_ERROR;
+	}
+	return g.status;
+}
