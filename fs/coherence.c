@@ -33,7 +33,8 @@
  *         second, stale spelling of a directory.  Path walks through
  *         folding trees thus cost one round trip for the last component
  *         only.  Plain directories cache negatives too; when chattr
- *         toggles folding, the epoch is bumped (see below) to drop them.
+ *         toggles folding, the epoch is bumped (see below) to drop them
+ *         (without epoch support they are not cached).
  *  epoch  Linux >= 6.16 has FUSE_NOTIFY_INC_EPOCH: every dentry records
  *         the connection's epoch read when its request was *sent*; a
  *         dentry older than the current epoch is invalid.  Bumping takes
@@ -354,10 +355,12 @@ static void note_locked(uint64_t dir, uint64_t key, const char *name,
 		e = malloc(sizeof *e + len);
 		if (!e) {
 			/* Cannot record it: make sure nothing depends on
-			 * it. */
-			pthread_mutex_unlock(&lg_lock);
-			coh_bump();
-			pthread_mutex_lock(&lg_lock);
+			 * it (cleanup notes may simply be lost). */
+			if (F.fold_cache) {
+				pthread_mutex_unlock(&lg_lock);
+				coh_bump();
+				pthread_mutex_lock(&lg_lock);
+			}
 			return;
 		}
 		e->dir = dir;
@@ -500,7 +503,7 @@ static void settle(struct node *d, uint64_t key, const char *skip)
 		coh_inval_async(dir, c->name);
 	}
 	dlog("settle done (skip %s)%s", skip ? skip : "-", bump ? " bump" : "");
-	if (bump)
+	if (bump && F.fold_cache)
 		coh_bump(); /* kills every note made before it */
 	if (dead) {
 		/* The changed notes: after the bump (or if the kernel no
@@ -666,15 +669,23 @@ int coh_init(void)
 	return 0;
 }
 
-void coh_stop(void)
+int coh_stop(void)
 {
+	struct timespec until;
+
 	if (!iq_started)
-		return;
+		return 0;
 	pthread_mutex_lock(&iq_lock);
 	iq_stop = 1;
 	pthread_cond_signal(&iq_cond);
 	pthread_mutex_unlock(&iq_lock);
-	pthread_join(iq_thr, NULL);
+	/* The worker may be waiting in the kernel for a directory lock that
+	 * a request nobody will answer any more holds; that ends only when
+	 * the connection goes away.  Do not wait for it forever. */
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 2;
+	if (pthread_timedjoin_np(iq_thr, NULL, &until) != 0)
+		return -1;
 	iq_started = 0;
 	while (iq_head) {
 		struct inval *it = iq_head;
@@ -686,4 +697,5 @@ void coh_stop(void)
 	pthread_mutex_lock(&lg_lock);
 	free_all_locked();
 	pthread_mutex_unlock(&lg_lock);
+	return 0;
 }

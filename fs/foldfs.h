@@ -225,7 +225,9 @@ void watch_stamps_after(struct node *d, const struct dir_stamp *pre);
 /* ---- coherence.c -------------------------------------------------------- */
 
 int coh_init(void);
-void coh_stop(void);
+/* Stop the invalidation worker; -1 if it is stuck (then the session must
+ * not be destroyed under it). */
+int coh_stop(void);
 /* Probe FUSE_NOTIFY_INC_EPOCH; sets F.epoch. */
 void coh_probe(void);
 /* Entry timeout of a positive reply in directory d (for a directory or

@@ -5,8 +5,9 @@
  * a name and every hard link lead to the same node id, hence to one
  * kernel inode and one page cache.  A node's id is its address (the root
  * is FUSE_ROOT_ID).  A node lives while the kernel holds lookups on it
- * (nlookup, lowered by FORGET) or the daemon holds it (refs, e.g. the
- * watcher working on it).
+ * (nlookup, lowered by FORGET) or the daemon holds it (refs: the watcher
+ * working on it, or the directory's fold index, which should outlive the
+ * kernel forgetting an unused directory inode).
  *
  * Inode numbers are reused by the backing file system once a file is
  * gone.  A node whose object has been deleted while the kernel still

@@ -104,6 +104,12 @@ static const char help_text[] =
 "  rename (foo -> FOO) succeeds without changing the stored spelling: the\n"
 "  kernel treats both names as the same file and never asks the daemon.\n"
 "\n"
+"Limits:\n"
+"  POSIX (fcntl) locks are kept by the kernel for the mount and do not exclude\n"
+"  users of SOURCE itself; flock() locks are passed through.  Under\n"
+"  default_permissions the kernel checks mode bits only: POSIX ACLs of SOURCE\n"
+"  are not enforced by the view.\n"
+"\n"
 "fstab:   SOURCE  MOUNTPOINT  fuse.foldfs  casefold,allow_other  0 0\n"
 "Unmount: fusermount3 -u MOUNTPOINT   (or umount MOUNTPOINT)\n";
 
@@ -671,10 +677,12 @@ int main(int argc, char **argv)
 	}
 
 	watch_stop();
-	coh_stop();
 	fuse_session_unmount(F.se);
 	fuse_remove_signal_handlers(F.se);
-	fuse_session_destroy(F.se);
+	/* A worker stuck in the kernel still uses the session: leave it to
+	 * the exit, which closes the device and so releases it. */
+	if (coh_stop() == 0)
+		fuse_session_destroy(F.se);
 	fuse_opt_free_args(&args);
 	free(o.fuse_opts);
 	free(o.encoding);

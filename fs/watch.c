@@ -262,7 +262,9 @@ static void run_pending(void)
 			free(p);
 			return;
 		}
-		if (overflow)
+		/* Lost events: cached answers may be stale (only cache=epoch
+		 * caches names whose staleness we promised to prevent). */
+		if (overflow && F.fold_cache)
 			coh_bump();
 		for (size_t i = 0; i < n; i++) {
 			struct node *d = p[i].n;

@@ -3,8 +3,8 @@
  * Internal; included by the .c files that consume the stream (key, compare,
  * hash) so the hot loop is inlined into each of them.
  *
- * A stream turns a (pre-validated) name into its key, a few bytes at a
- * time, with fixed-size state and no allocation.  Three stages:
+ * A stream turns a name into its key, a piece at a time, with fixed-size
+ * state and no allocation.  Three stages:
  *   1. expand: each input code point becomes its decomposition (canonical
  *      or compatibility) with every resulting code point case folded if
  *      the form folds (fold_data.h has the data model); ignorables are
@@ -16,6 +16,19 @@
  *   3. compose (NFC, NFKC, NFKC_CF only): canonical composition, holding
  *      the last starter and the non-starters that failed to combine.
  * The output of stage 2 or 3 is UTF-8 encoded into out[].
+ *
+ * Fast lanes skip the stages for input that is its own key: runs of ASCII
+ * (folded word by word), and runs of code points without data (or, in the
+ * composing forms, whose quick-check level says so) that nothing around
+ * them can change.  The stages run only from the last such boundary.
+ *
+ * The input is checked for well-formedness as it is read; on an
+ * ill-formed sequence fs->bad is set and the stream stops: the caller then
+ * starts over, streaming the name's raw bytes.
+ *
+ * The stage functions take the form's "compose" and "fold" properties as
+ * arguments that are constants at each call site of fs_fill_v(), so each
+ * of the four variants compiles to its own straight-line code.
  */
 #ifndef FOLD_STREAM_H
 #define FOLD_STREAM_H
@@ -27,7 +40,7 @@
 
 #define FOLD_SAFE_RUN 30
 
-/* The hot helpers must be inlined into each consumer's loop. */
+/* The hot helpers must be inlined into each variant's loop. */
 #define FS_INLINE inline __attribute__((always_inline))
 
 enum fs_mode {
@@ -44,30 +57,31 @@ enum fs_mode {
 
 struct fstream {
 	const unsigned char *p, *end;
-	uint8_t mode, age, compose, ign, nkcf, fold, compat, done;
-	uint8_t bad;   /* met an ill-formed sequence (optimistic streams) */
+	uint8_t mode, age, compose, ign, nkcf, fold, compat;
+	uint8_t done;  /* end of input reached and everything flushed */
+	uint8_t bad;   /* met an ill-formed sequence */
 	uint8_t level; /* REC_SELF level that makes a code point its own key */
-	/* the code point at pk_p, decoded ahead by the quick check */
+	/* the code point at pk_p, decoded ahead by a look-ahead */
 	const unsigned char *pk_p;
 	uint32_t pk_cp;
 	unsigned pk_len, pk_rid;
 	/* stage 2: pending non-starters, sorted on insertion */
 	unsigned nns;
 	uint32_t ns[FOLD_SAFE_RUN];
-	uint16_t nscls[FOLD_SAFE_RUN];
+	uint16_t nscls[FOLD_SAFE_RUN]; /* ccc | composition list << 8 */
 	/* stage 3: the last starter and the marks that did not combine */
 	unsigned have_st, nleft;
-	uint8_t leftcc;
+	unsigned leftcc;
 	uint32_t st;
 	uint32_t left[FOLD_SAFE_RUN];
-	/* output bytes of the current step */
+	/* output of the current fill */
 	unsigned outn;
 	unsigned char out[FS_OUTCAP];
 };
 
 /* Set up a stream for s[0..n).  valid = 0: the name is known to be ill
  * formed, stream its bytes; 1: stream its key, checking well-formedness
- * on the way (see fs->bad). */
+ * on the way. */
 static inline void fs_init(struct fstream *fs, const struct fold_ctx *ctx,
 			   const char *s, size_t n, int valid)
 {
@@ -98,7 +112,7 @@ static inline void fs_init(struct fstream *fs, const struct fold_ctx *ctx,
 		fs->mode = FS_UNI;
 }
 
-static inline void fs_put(struct fstream *fs, uint32_t c)
+static FS_INLINE void fs_put(struct fstream *fs, uint32_t c)
 {
 	unsigned char *o = fs->out + fs->outn;
 	if (c < 0x80) {
@@ -122,9 +136,11 @@ static inline void fs_put(struct fstream *fs, uint32_t c)
 	}
 }
 
+/* ---- stage 3: composition ---- */
+
 /* Primary composite of a + b (b's composition list: sec), or 0. */
-static inline uint32_t fs_pair(const struct fstream *fs, uint32_t a,
-			       uint32_t b, unsigned sec)
+static uint32_t fs_pair(const struct fstream *fs, uint32_t a, uint32_t b,
+			unsigned sec)
 {
 	unsigned lo, hi;
 	if (fs->age >= HANGUL_AGE) {
@@ -137,6 +153,7 @@ static inline uint32_t fs_pair(const struct fstream *fs, uint32_t a,
 	}
 	if (!sec)
 		return 0;
+	/* the list is sorted by first element */
 	lo = fold_comp_start[sec - 1];
 	hi = fold_comp_start[sec];
 	while (lo < hi) {
@@ -156,7 +173,7 @@ static inline uint32_t fs_pair(const struct fstream *fs, uint32_t a,
 	return 0;
 }
 
-static inline void fs_compose_flush(struct fstream *fs)
+static void fs_compose_flush(struct fstream *fs)
 {
 	unsigned i;
 	if (fs->have_st)
@@ -167,12 +184,13 @@ static inline void fs_compose_flush(struct fstream *fs)
 	fs->nleft = 0;
 }
 
-/* Stage 3: canonical composition (UAX #15, D117), one code point at a
- * time, in canonical order.  c combines with the held starter unless a
- * mark between them has a class >= its own (marks arrive sorted, so the
- * last left-over mark has the highest class) or, for a starter c,
- * anything at all lies between them. */
-static inline void fs_compose(struct fstream *fs, uint32_t c, unsigned cls)
+/* Canonical composition (UAX #15, D117), one code point at a time, in
+ * canonical order.  c combines with the held starter unless a mark
+ * between them has a class >= its own (marks arrive sorted, so the last
+ * left-over mark has the highest class) or, for a starter c, anything at
+ * all lies between them. */
+static FS_INLINE void fs_compose(struct fstream *fs, uint32_t c,
+				 unsigned cls)
 {
 	unsigned cc = cls & 0xFF, sec = cls >> 8;
 	uint32_t comp;
@@ -182,7 +200,8 @@ static inline void fs_compose(struct fstream *fs, uint32_t c, unsigned cls)
 			fs->st = comp;
 			return;
 		}
-		fs_compose_flush(fs);
+		if (fs->have_st)
+			fs_compose_flush(fs);
 		fs->st = c;
 		fs->have_st = 1;
 		return;
@@ -197,41 +216,44 @@ static inline void fs_compose(struct fstream *fs, uint32_t c, unsigned cls)
 		return;
 	}
 	fs->left[fs->nleft++] = c;
-	fs->leftcc = (uint8_t)cc;
+	fs->leftcc = cc;
 }
 
-static inline void fs_next(struct fstream *fs, uint32_t c, unsigned cls)
+/* ---- stage 2: canonical ordering ---- */
+
+static FS_INLINE void fs_next(struct fstream *fs, uint32_t c, unsigned cls,
+			      const int C)
 {
-	if (fs->compose)
+	if (C)
 		fs_compose(fs, c, cls);
 	else
 		fs_put(fs, c);
 }
 
-static inline void fs_order_flush(struct fstream *fs)
+static void fs_order_flush(struct fstream *fs, const int C)
 {
 	unsigned i;
 	for (i = 0; i < fs->nns; i++)
-		fs_next(fs, fs->ns[i], fs->nscls[i]);
+		fs_next(fs, fs->ns[i], fs->nscls[i], C);
 	fs->nns = 0;
 }
 
-/* Stage 2: canonical ordering with the Stream-Safe cut.  cls is the
- * combining class in bits 0-7 and the composition list in bits 8-14. */
-static inline void fs_order(struct fstream *fs, uint32_t c, unsigned cls)
+/* cls is the combining class in bits 0-7 and the composition list in
+ * bits 8-13.  A run of more than FOLD_SAFE_RUN marks is cut, which acts
+ * like an inserted CGJ: a starter that combines with nothing. */
+static FS_INLINE void fs_order(struct fstream *fs, uint32_t c, unsigned cls,
+			       const int C)
 {
 	unsigned i, cc = cls & 0xFF;
 	if (cc == 0) {
 		if (fs->nns)
-			fs_order_flush(fs);
-		fs_next(fs, c, cls);
+			fs_order_flush(fs, C);
+		fs_next(fs, c, cls, C);
 		return;
 	}
 	if (fs->nns == FOLD_SAFE_RUN) {
-		/* Cut: behaves like an inserted CGJ, a starter that
-		 * combines with nothing. */
-		fs_order_flush(fs);
-		if (fs->compose)
+		fs_order_flush(fs, C);
+		if (C && fs->have_st)
 			fs_compose_flush(fs);
 	}
 	for (i = fs->nns; i > 0 && (fs->nscls[i - 1] & 0xFF) > cc; i--) {
@@ -243,16 +265,33 @@ static inline void fs_order(struct fstream *fs, uint32_t c, unsigned cls)
 	fs->nns++;
 }
 
+/* Everything held in stages 2 and 3 is final once a code point follows
+ * that is a starter and combines with nothing before it. */
+static void fs_flush_held(struct fstream *fs, const int C)
+{
+	if (fs->nns)
+		fs_order_flush(fs, C);
+	if (C && fs->have_st)
+		fs_compose_flush(fs);
+}
+
+static FS_INLINE void fs_flush_all(struct fstream *fs, const int C)
+{
+	if (fs->nns | fs->have_st)
+		fs_flush_held(fs, C);
+}
+
+/* ---- decoding ---- */
+
 /* Decode one non-ASCII code point at p, checking it is well formed
  * (shortest form, no surrogate, <= U+10FFFF).  Returns its length, or 0
  * if the sequence at p is ill formed. */
-static inline unsigned fs_decode_checked(const unsigned char *p,
-					 const unsigned char *end,
-					 uint32_t *cp)
+static unsigned fs_decode_rare(const unsigned char *p,
+			       const unsigned char *end, uint32_t *cp)
 {
 	unsigned c = p[0], lo = 0x80, hi = 0xBF;
 	size_t left = (size_t)(end - p);
-	if (c < 0xC2)
+	if (c < 0xC2 || c > 0xF4)
 		return 0;
 	if (c < 0xE0) {
 		if (left < 2 || (p[1] & 0xC0) != 0x80)
@@ -271,8 +310,6 @@ static inline unsigned fs_decode_checked(const unsigned char *p,
 		*cp = (c & 0x0Fu) << 12 | (p[1] & 0x3Fu) << 6 | (p[2] & 0x3Fu);
 		return 3;
 	}
-	if (c > 0xF4)
-		return 0;
 	if (c == 0xF0)
 		lo = 0x90;
 	else if (c == 0xF4)
@@ -285,7 +322,7 @@ static inline unsigned fs_decode_checked(const unsigned char *p,
 	return 4;
 }
 
-/* fs_decode_checked with the common two- and three-byte forms first. */
+/* The same with the common two- and three-byte forms inline. */
 static FS_INLINE unsigned fs_dec(const unsigned char *p,
 				 const unsigned char *end, uint32_t *cp)
 {
@@ -305,13 +342,34 @@ static FS_INLINE unsigned fs_dec(const unsigned char *p,
 		}
 		return 0;
 	}
-	return fs_decode_checked(p, end, cp);
+	return fs_decode_rare(p, end, cp);
 }
 
-/* ---- stage 1 ---- */
+/* Decode (or take from the look-ahead) the non-ASCII code point at p;
+ * returns its length, 0 if ill formed. */
+static FS_INLINE unsigned fs_peek(struct fstream *fs, const unsigned char *p,
+				  uint32_t *cp, unsigned *rid)
+{
+	unsigned len;
+	if (fs->pk_p == p) {
+		*cp = fs->pk_cp;
+		*rid = fs->pk_rid;
+		return fs->pk_len;
+	}
+	*cp = 0;
+	len = fs_dec(p, fs->end, cp);
+	*rid = len ? fold_rid(*cp) : 0;
+	fs->pk_p = p;
+	fs->pk_cp = *cp;
+	fs->pk_rid = *rid;
+	fs->pk_len = len;
+	return len;
+}
+
+/* ---- stage 1: expansion ---- */
 
 /* Descriptor of field f (0 D, 1 K, 2 F) of a record that has it. */
-static inline uint32_t fs_field(const struct fold_rec *r, unsigned f)
+static FS_INLINE uint32_t fs_field(const struct fold_rec *r, unsigned f)
 {
 	uint32_t m = REC_DESC(r);
 	if (M_TYPE(m) == M_MULTI) {
@@ -326,31 +384,27 @@ static inline uint32_t fs_field(const struct fold_rec *r, unsigned f)
 }
 
 /* Hand a code point to stage 2 with its class at the stream's version. */
-static inline void fs_push(struct fstream *fs, uint32_t c,
-			   const struct fold_rec *r)
+static FS_INLINE void fs_push(struct fstream *fs, uint32_t c, const int C)
 {
-	unsigned cc = REC_AGE(r) <= fs->age ? r->ccc : 0;
-	fs_order(fs, c, cc | REC_SEC(r) << 8);
+	const struct fold_rec *r;
+	unsigned cc;
+	if (c < 0x80) {
+		fs_order(fs, c, 0, C);
+		return;
+	}
+	r = fold_rec_of(c);
+	cc = REC_AGE(r) <= fs->age ? r->ccc : 0;
+	fs_order(fs, c, cc | REC_SEC(r) << 8, C);
 }
 
-/* A code point that no longer decomposes: fold it if the form folds.
- * Folding here ignores the age: c is part of a mapping, which is
- * expanded with the newest data, as the generator's reference does. */
-static inline void fs_final(struct fstream *fs, uint32_t c,
-			    const struct fold_rec *r);
-
-/* Expand a delta or pool descriptor of cp; its code points are final
- * (then folded if fold) or, for an F closure, already folded. */
-static inline void fs_slice(struct fstream *fs, uint32_t cp, uint32_t m,
-			    int fold)
+/* Code points of a delta or pool descriptor of cp: final (no further
+ * mapping) and, for an F descriptor, already folded. */
+static FS_INLINE void fs_slice(struct fstream *fs, uint32_t cp, uint32_t m,
+			       const int C)
 {
 	const unsigned char *p, *e;
 	if (M_TYPE(m) == M_DELTA) {
-		uint32_t c = (uint32_t)((int32_t)cp + M_SDELTA(m));
-		if (fold)
-			fs_final(fs, c, fold_rec_of(c));
-		else
-			fs_push(fs, c, fold_rec_of(c));
+		fs_push(fs, (uint32_t)((int32_t)cp + M_SDELTA(m)), C);
 		return;
 	}
 	p = fold_pool + M_OFF(m, cp);
@@ -372,102 +426,164 @@ static inline void fs_slice(struct fstream *fs, uint32_t cp, uint32_t m,
 				p += 3;
 			}
 		}
-		if (fold)
-			fs_final(fs, c, fold_rec_of(c));
-		else
-			fs_push(fs, c, fold_rec_of(c));
+		fs_push(fs, c, C);
 	}
 }
 
-static inline void fs_final(struct fstream *fs, uint32_t c,
-			    const struct fold_rec *r)
+/* An F descriptor: a delta's target is a starter that is nobody's second
+ * element (mktables checks), so it needs no lookup. */
+static FS_INLINE void fs_fold(struct fstream *fs, uint32_t cp, uint32_t m,
+			      const int C)
 {
-	if (fs->fold && (REC_FIELDS(r) & F_F))
-		fs_slice(fs, c, fs_field(r, 2), 0);
+	if (M_TYPE(m) == M_DELTA)
+		fs_order(fs, (uint32_t)((int32_t)cp + M_SDELTA(m)), 0, C);
 	else
-		fs_push(fs, c, r);
+		fs_slice(fs, cp, m, C);
+}
+
+/* A code point that no longer decomposes: fold it if the form folds.
+ * Folding here ignores the age: c is part of a mapping, which is
+ * expanded with the newest data, as the generator's reference does. */
+static FS_INLINE void fs_final(struct fstream *fs, uint32_t c, const int C,
+			       const int F)
+{
+	const struct fold_rec *r;
+	if (c < 0x80) {
+		if (F && c - 'A' < 26u)
+			c += 32;
+		fs_order(fs, c, 0, C);
+		return;
+	}
+	r = fold_rec_of(c);
+	if (F && (REC_FIELDS(r) & F_F)) {
+		fs_fold(fs, c, fs_field(r, 2), C);
+		return;
+	}
+	fs_order(fs, c, (REC_AGE(r) <= fs->age ? r->ccc : 0) | REC_SEC(r) << 8,
+		 C);
+}
+
+/* The same for the code points of a D or K slice. */
+static FS_INLINE void fs_slice_final(struct fstream *fs, uint32_t cp,
+				     uint32_t m, const int C, const int F)
+{
+	const unsigned char *p, *e;
+	if (!F) {
+		fs_slice(fs, cp, m, C);
+		return;
+	}
+	if (M_TYPE(m) == M_DELTA) {
+		fs_final(fs, (uint32_t)((int32_t)cp + M_SDELTA(m)), C, F);
+		return;
+	}
+	p = fold_pool + M_OFF(m, cp);
+	e = p + M_LEN(m);
+	while (p < e) {
+		uint32_t c = *p++;
+		if (c >= 0x80) {
+			if (c < 0xE0) {
+				c = (c & 0x1F) << 6 | (p[0] & 0x3F);
+				p += 1;
+			} else if (c < 0xF0) {
+				c = (c & 0x0F) << 12 |
+				    (uint32_t)(p[0] & 0x3F) << 6 | (p[1] & 0x3F);
+				p += 2;
+			} else {
+				c = (c & 0x07) << 18 |
+				    (uint32_t)(p[0] & 0x3F) << 12 |
+				    (uint32_t)(p[1] & 0x3F) << 6 | (p[2] & 0x3F);
+				p += 3;
+			}
+		}
+		fs_final(fs, c, C, F);
+	}
 }
 
 /* Canonical decomposition of x (record r, D descriptor m): follow the
  * pair chain down its first elements, then emit the base and the
  * stacked second elements in order. */
-static inline void fs_decompose(struct fstream *fs, uint32_t x,
-				const struct fold_rec *r, uint32_t m)
+static FS_INLINE void fs_decompose(struct fstream *fs, uint32_t x,
+				   uint32_t m, const int C, const int F)
 {
 	uint32_t stack[FOLD_MAXCHAIN];
 	unsigned n = 0;
 	while (M_TYPE(m) == M_PAIR) {
 		uint32_t p = fold_pairs[M_PAIRIDX(m, x)];
+		const struct fold_rec *r;
 		stack[n++] = fold_seconds[P_SECOND(p)];
 		x = P_FIRST(p);
+		if (x < 0x80)
+			goto base;
 		r = fold_rec_of(x);
-		if (!(REC_FIELDS(r) & F_D)) {
-			fs_final(fs, x, r);
-			goto seconds;
-		}
+		if (!(REC_FIELDS(r) & F_D))
+			goto base;
 		m = fs_field(r, 0);
 	}
-	fs_slice(fs, x, m, fs->fold);
+	fs_slice_final(fs, x, m, C, F);
+	goto seconds;
+base:
+	fs_final(fs, x, C, F);
 seconds:
-	while (n) {
-		uint32_t c = stack[--n];
-		fs_final(fs, c, fold_rec_of(c));
-	}
+	while (n)
+		fs_final(fs, stack[--n], C, F);
 }
 
 /* The rare cases: a NormalizationCorrections code point before its
  * correction, or a stored NFKC_CF value.  Returns 1 if handled. */
-static int fs_special(struct fstream *fs, uint32_t x)
+static int fs_special(struct fstream *fs, uint32_t x, const int C)
 {
 	unsigned i;
 	for (i = 0; i < fold_ncorr; i++)
 		if (fold_corr[3 * i] == x && fs->age < fold_corr[3 * i + 2]) {
-			fs_order(fs, fold_corr[3 * i + 1], 0);
+			fs_order(fs, fold_corr[3 * i + 1], 0, C);
 			return 1;
 		}
 	if (fs->nkcf)
 		for (i = 0; i < fold_nnkcf; i++)
 			if (fold_nkcf[2 * i] == x) {
-				fs_slice(fs, x, fold_nkcf[2 * i + 1], 0);
+				fs_slice(fs, x, fold_nkcf[2 * i + 1], C);
 				return 1;
 			}
 	return 0;
 }
 
-/* Stage 1: expand one input code point (record number rid) into stage 2. */
-static inline void fs_expand(struct fstream *fs, uint32_t x, unsigned rid)
+/* Expand one input code point (record number rid) into stage 2. */
+static FS_INLINE void fs_expand(struct fstream *fs, uint32_t x, unsigned rid,
+				const int C, const int F)
 {
-	unsigned fields;
 	const struct fold_rec *r;
+	unsigned fields;
 	if (rid == 0) {
 		/* no data, but Hangul syllables decompose by formula */
 		if (x - SBASE < SCOUNT && fs->age >= HANGUL_AGE) {
 			uint32_t s = x - SBASE;
-			fs_order(fs, LBASE + s / NCOUNT, 0);
-			fs_order(fs, VBASE + (s % NCOUNT) / TCOUNT, 0);
+			fs_order(fs, LBASE + s / NCOUNT, 0, C);
+			fs_order(fs, VBASE + (s % NCOUNT) / TCOUNT, 0, C);
 			if (s % TCOUNT)
-				fs_order(fs, TBASE + s % TCOUNT, 0);
+				fs_order(fs, TBASE + s % TCOUNT, 0, C);
 			return;
 		}
-		fs_order(fs, x, 0);
+		fs_order(fs, x, 0, C);
 		return;
 	}
 	r = &fold_recs[rid];
 	if (REC_AGE(r) > fs->age) {
-		fs_order(fs, x, 0); /* unassigned at this version */
+		fs_order(fs, x, 0, C); /* unassigned at this version */
 		return;
 	}
 	if ((r->af & A_DI) && fs->ign)
 		return;
-	if ((r->af & A_SPECIAL) && fs_special(fs, x))
+	if ((r->af & A_SPECIAL) && fs_special(fs, x, C))
 		return;
 	fields = REC_FIELDS(r);
 	if (fs->compat && (fields & F_K))
-		fs_slice(fs, x, fs_field(r, 1), fs->fold);
+		fs_slice_final(fs, x, fs_field(r, 1), C, F);
 	else if (fields & F_D)
-		fs_decompose(fs, x, r, fs_field(r, 0));
+		fs_decompose(fs, x, fs_field(r, 0), C, F);
+	else if (F && (fields & F_F))
+		fs_fold(fs, x, fs_field(r, 2), C);
 	else
-		fs_final(fs, x, r);
+		fs_order(fs, x, r->ccc | REC_SEC(r) << 8, C);
 }
 
 /* ---- fast lanes ---- */
@@ -475,47 +591,26 @@ static inline void fs_expand(struct fstream *fs, uint32_t x, unsigned rid)
 /* ASCII lower case of 8 ASCII bytes at once: a byte is upper case if
  * adding 0x3F carries into bit 7 (>= 'A') and adding 0x25 does not
  * (<= 'Z'); no byte is >= 0x80, so no carry crosses bytes. */
-static inline uint64_t fs_lower8(uint64_t w)
+static FS_INLINE uint64_t fs_lower8(uint64_t w)
 {
 	uint64_t up = (w + 0x3F3F3F3F3F3F3F3Full) &
 		      ~(w + 0x2525252525252525ull) & 0x8080808080808080ull;
 	return w | up >> 2;
 }
 
-/* A code point without data that no form changes, reorders or combines
- * with its neighbours: record 0, except Hangul syllables (decomposed by
- * formula) and conjoining jamo (composed by formula). */
-static inline int fs_inert(uint32_t cp, unsigned rid)
+/* In a decomposing form: a code point without data, which no form
+ * changes, reorders or combines: record 0, except Hangul syllables
+ * (decomposed by formula) and conjoining jamo (composed by formula). */
+static FS_INLINE int fs_inert(uint32_t cp, unsigned rid)
 {
 	return rid == 0 && cp - 0x1100u >= 0x100u && cp - SBASE >= SCOUNT;
 }
 
-/* Decode (or take from the look-ahead) the code point at p, non-ASCII;
- * returns its length, 0 if ill formed. */
-static inline unsigned fs_peek(struct fstream *fs, const unsigned char *p,
-			       uint32_t *cp, unsigned *rid)
-{
-	unsigned len;
-	if (fs->pk_p == p) {
-		*cp = fs->pk_cp;
-		*rid = fs->pk_rid;
-		return fs->pk_len;
-	}
-	*cp = 0;
-	len = fs_dec(p, fs->end, cp);
-	*rid = len ? fold_rid(*cp) : 0;
-	fs->pk_p = p;
-	fs->pk_cp = *cp;
-	fs->pk_rid = *rid;
-	fs->pk_len = len;
-	return len;
-}
-
-/* In a composing form, is cp (record rid) a starter that cannot combine
- * with what precedes it, and is its own key unless something follows
- * that combines with it? */
-static inline int fs_quiet(const struct fstream *fs, uint32_t cp,
-			   unsigned rid)
+/* In a composing form: is cp (record rid) a starter that cannot combine
+ * with what precedes it, and its own key unless something follows that
+ * combines with it?  (Hangul syllables are handled apart.) */
+static FS_INLINE int fs_quiet(const struct fstream *fs, uint32_t cp,
+			      unsigned rid)
 {
 	const struct fold_rec *r;
 	if (rid == 0)
@@ -524,31 +619,16 @@ static inline int fs_quiet(const struct fstream *fs, uint32_t cp,
 	return REC_SELF(r) >= fs->level && REC_AGE(r) <= fs->age;
 }
 
-/* Is the code point at p quiet (see above)?  True at the end of input;
+/* Is the code point at p quiet?  True at the end of input and for ASCII;
  * false if ill formed (the stream stops there anyway). */
-static inline int fs_next_quiet(struct fstream *fs, const unsigned char *p)
+static FS_INLINE int fs_next_quiet(struct fstream *fs, const unsigned char *p)
 {
 	uint32_t cp;
 	unsigned rid;
 	if (p == fs->end || *p < 0x80)
 		return 1;
-	return fs_peek(fs, p, &cp, &rid) && fs_quiet(fs, cp, rid);
-}
-
-/* Everything held in stages 2 and 3 is final once an inert code point
- * follows: it is a starter that combines with nothing. */
-static void fs_flush_held(struct fstream *fs)
-{
-	if (fs->nns)
-		fs_order_flush(fs);
-	if (fs->compose && fs->have_st)
-		fs_compose_flush(fs);
-}
-
-static FS_INLINE void fs_flush_all(struct fstream *fs)
-{
-	if (fs->nns | fs->have_st)
-		fs_flush_held(fs);
+	return fs_peek(fs, p, &cp, &rid) && fs_quiet(fs, cp, rid) &&
+	       cp - SBASE >= SCOUNT;
 }
 
 /* Copy the run of ASCII starting at fs->p, folded if the form folds.  In
@@ -556,7 +636,8 @@ static FS_INLINE void fs_flush_all(struct fstream *fs)
  * with it, so that last byte is held as the starter instead.  Words of 8
  * bytes are scanned and folded at once; stores may run past the copied
  * bytes (out[] has room), loads never pass the input. */
-static FS_INLINE void fs_ascii(struct fstream *fs, unsigned room)
+static FS_INLINE void fs_ascii(struct fstream *fs, unsigned room, const int C,
+			       const int F)
 {
 	const unsigned char *p = fs->p, *e = fs->end;
 	unsigned char *o = fs->out + fs->outn;
@@ -582,9 +663,9 @@ static FS_INLINE void fs_ascii(struct fstream *fs, unsigned room)
 found:
 	if (n < avail && !p[n])
 		fs->bad = 1; /* NUL: ill formed; nothing else matters */
-	if (fs->compose && n < (size_t)(e - p) && p[n] >= 0x80 && n) {
+	if (C && n && n < (size_t)(e - p) && p[n] >= 0x80) {
 		unsigned c = p[n - 1];
-		fs->st = fs->fold && c - 'A' < 26u ? c + 32 : c;
+		fs->st = F && c - 'A' < 26u ? c + 32 : c;
 		fs->have_st = 1;
 		n--;
 		fs->p = p + n + 1;
@@ -594,13 +675,22 @@ found:
 	for (i = 0; i + 8 <= n; i += 8) {
 		uint64_t w;
 		memcpy(&w, p + i, 8);
-		if (fs->fold)
+		if (F)
 			w = fs_lower8(w);
 		memcpy(o + i, &w, 8);
 	}
-	for (; i < n; i++) {
-		unsigned c = p[i];
-		o[i] = (unsigned char)(fs->fold && c - 'A' < 26u ? c + 32 : c);
+	if (i < n && n >= 8) {
+		/* the last, partial word again, overlapping */
+		uint64_t w;
+		memcpy(&w, p + n - 8, 8);
+		if (F)
+			w = fs_lower8(w);
+		memcpy(o + n - 8, &w, 8);
+	} else {
+		for (; i < n; i++) {
+			unsigned c = p[i];
+			o[i] = (unsigned char)(F && c - 'A' < 26u ? c + 32 : c);
+		}
 	}
 	fs->outn += (unsigned)n;
 }
@@ -618,40 +708,39 @@ static FS_INLINE void fs_copy_to(unsigned char *o, const unsigned char *p,
 	}
 }
 
-static FS_INLINE void fs_copy(struct fstream *fs, const unsigned char *p,
-			      unsigned len)
+static FS_INLINE unsigned char *fs_jamo(unsigned char *o, uint32_t j)
 {
-	fs_copy_to(fs->out + fs->outn, p, len);
-	fs->outn += len;
+	o[0] = 0xE1;
+	o[1] = (unsigned char)(0x80 | (j >> 6 & 0x3F));
+	o[2] = (unsigned char)(0x80 | (j & 0x3F));
+	return o + 3;
 }
 
 /* Copy a run of non-ASCII code points that are their own keys, with
- * nothing held in stages 2 and 3: in decomposing forms, inert ones; in
- * composing forms, quiet ones followed by quiet ones.  Stops before
- * anything else (including ill-formed input) for the general path. */
-static FS_INLINE void fs_quiet_run(struct fstream *fs, unsigned room)
+ * nothing held in stages 2 and 3: in decomposing forms, inert ones (and
+ * Hangul syllables, as their jamo); in composing forms, quiet ones
+ * followed by quiet ones.  Stops before anything else (including
+ * ill-formed input), leaving it decoded for the general path. */
+static FS_INLINE void fs_quiet_run(struct fstream *fs, unsigned room,
+				   const int C)
 {
 	const unsigned char *p = fs->p, *e = fs->end;
-	unsigned char *o = fs->out + fs->outn, *olim = o + room - 4;
-	uint32_t cp, next;
-	unsigned len, nlen, rid, nrid;
-	if (fs->compose) {
+	unsigned char *o = fs->out + fs->outn, *olim = o + room - 12;
+	uint32_t cp;
+	unsigned len, rid;
+	if (C) {
 		len = fs_peek(fs, p, &cp, &rid);
 		if (!len || !fs_quiet(fs, cp, rid) || cp - SBASE < SCOUNT)
 			return;
 		while (o < olim) {
 			const unsigned char *q = p + len;
+			unsigned nlen = 0;
 			if (q < e && *q >= 0x80) {
-				nlen = fs_dec(q, e, &next);
-				if (!nlen)
+				/* the next one must be quiet too */
+				nlen = fs_peek(fs, q, &cp, &rid);
+				if (!nlen || !fs_quiet(fs, cp, rid) ||
+				    cp - SBASE < SCOUNT)
 					break;
-				nrid = fold_rid(next);
-				if (!fs_quiet(fs, next, nrid) ||
-				    next - SBASE < SCOUNT)
-					break;
-			} else {
-				nlen = 0;
-				next = 0;
 			}
 			fs_copy_to(o, p, len);
 			o += len;
@@ -660,36 +749,25 @@ static FS_INLINE void fs_quiet_run(struct fstream *fs, unsigned room)
 				break;
 			len = nlen;
 		}
-		(void)cp;
 	} else {
-		while (p < e && *p >= 0x80 && o < olim - 8) {
+		while (p < e && *p >= 0x80 && o < olim) {
+			cp = 0;
 			len = fs_dec(p, e, &cp);
 			if (!len)
 				break;
 			rid = fold_rid(cp);
-			if (!fs_inert(cp, rid)) {
-				if (cp - SBASE < SCOUNT && fs->age >= HANGUL_AGE) {
-					/* syllable: its jamo, by formula */
-					uint32_t s = cp - SBASE, t = s % TCOUNT;
-					uint32_t v = VBASE + (s % NCOUNT) / TCOUNT;
-					uint32_t l = LBASE + s / NCOUNT;
-					o[0] = 0xE1;
-					o[1] = (unsigned char)(0x80 | (l >> 6 & 0x3F));
-					o[2] = (unsigned char)(0x80 | (l & 0x3F));
-					o[3] = 0xE1;
-					o[4] = (unsigned char)(0x80 | (v >> 6 & 0x3F));
-					o[5] = (unsigned char)(0x80 | (v & 0x3F));
-					o += 6;
-					if (t) {
-						t += TBASE;
-						o[0] = 0xE1;
-						o[1] = (unsigned char)(0x80 | (t >> 6 & 0x3F));
-						o[2] = (unsigned char)(0x80 | (t & 0x3F));
-						o += 3;
-					}
-					p += len;
-					continue;
-				}
+			if (fs_inert(cp, rid)) {
+				fs_copy_to(o, p, len);
+			} else if (cp - SBASE < SCOUNT &&
+				   fs->age >= HANGUL_AGE) {
+				uint32_t s = cp - SBASE;
+				o = fs_jamo(o, LBASE + s / NCOUNT);
+				o = fs_jamo(o, VBASE + (s % NCOUNT) / TCOUNT);
+				if (s % TCOUNT)
+					o = fs_jamo(o, TBASE + s % TCOUNT);
+				p += len;
+				continue;
+			} else {
 				/* leave it decoded for the general path */
 				fs->pk_p = p;
 				fs->pk_cp = cp;
@@ -697,7 +775,6 @@ static FS_INLINE void fs_quiet_run(struct fstream *fs, unsigned room)
 				fs->pk_len = len;
 				break;
 			}
-			fs_copy_to(o, p, len);
 			o += len;
 			p += len;
 		}
@@ -706,48 +783,47 @@ static FS_INLINE void fs_quiet_run(struct fstream *fs, unsigned room)
 	fs->outn = (unsigned)(o - fs->out);
 }
 
-/*
- * Produce the next piece of the key into fs->out, at least want bytes
- * unless the key ends first; returns its length, 0 once the key is
- * complete.  The input is checked as it is read: on an ill-formed
- * sequence fs->bad is set and the stream stops (the caller then starts
- * over treating the name as opaque bytes).
- */
-static inline unsigned fs_fill(struct fstream *fs, unsigned want)
+/* ---- the fill loop ---- */
+
+/* Bytes of a name streamed as they are (ill formed) or ASCII-folded
+ * (ascii charset). */
+static unsigned fs_fill_bytes(struct fstream *fs)
+{
+	size_t n = (size_t)(fs->end - fs->p);
+	unsigned i;
+	if (n > sizeof(fs->out))
+		n = sizeof(fs->out);
+	if (fs->mode == FS_ASCII && memchr(fs->p, 0, n)) {
+		fs->bad = 1; /* NUL: not a name */
+		return 0;
+	}
+	if (fs->mode == FS_ASCII && fs->fold) {
+		for (i = 0; i < n; i++) {
+			unsigned b = fs->p[i];
+			fs->out[i] = (unsigned char)(b - 'A' < 26u ? b + 32 : b);
+		}
+	} else {
+		memcpy(fs->out, fs->p, n);
+	}
+	fs->p += n;
+	fs->outn = (unsigned)n;
+	return fs->outn;
+}
+
+static FS_INLINE unsigned fs_fill_v(struct fstream *fs, unsigned want,
+				    const int C, const int F)
 {
 	const unsigned lim = FS_OUTCAP - FS_STEPMAX;
 	fs->outn = 0;
-	if (fs->mode != FS_UNI) {
-		size_t n = (size_t)(fs->end - fs->p);
-		unsigned i;
-		if (n > sizeof(fs->out))
-			n = sizeof(fs->out);
-		if (fs->mode == FS_ASCII && memchr(fs->p, 0, n)) {
-			fs->bad = 1; /* NUL: not a name */
-			return 0;
-		}
-		if (fs->mode == FS_ASCII && fs->fold) {
-			for (i = 0; i < n; i++) {
-				unsigned b = fs->p[i];
-				fs->out[i] = (unsigned char)(b - 'A' < 26u ?
-							     b + 32 : b);
-			}
-		} else {
-			memcpy(fs->out, fs->p, n);
-		}
-		fs->p += n;
-		fs->outn = (unsigned)n;
-		return fs->outn;
-	}
 	if (want > lim)
 		want = lim;
 	while (fs->outn < want && !fs->bad) {
 		const unsigned char *start = fs->p;
 		uint32_t cp;
 		unsigned rid, len;
-		if (fs->p == fs->end) {
+		if (start == fs->end) {
 			if (!fs->done) {
-				fs_flush_all(fs);
+				fs_flush_all(fs, C);
 				fs->done = 1;
 			}
 			break;
@@ -760,7 +836,7 @@ static inline unsigned fs_fill(struct fstream *fs, unsigned want)
 				break;
 			}
 			fs->p++;
-			fs_expand(fs, *start, fold_rid(*start));
+			fs_expand(fs, *start, fold_rid(*start), C, F);
 			continue;
 		}
 		len = fs_peek(fs, start, &cp, &rid);
@@ -769,16 +845,16 @@ static inline unsigned fs_fill(struct fstream *fs, unsigned want)
 			break;
 		}
 		fs->p = start + len;
-		fs_expand(fs, cp, rid);
+		fs_expand(fs, cp, rid, C, F);
 		continue;
 #endif
 		if (*start < 0x80) {
-			fs_flush_all(fs);
-			fs_ascii(fs, lim + FS_STEPMAX - fs->outn);
+			fs_flush_all(fs, C);
+			fs_ascii(fs, FS_OUTCAP - fs->outn, C, F);
 			continue;
 		}
 		if (!(fs->nns | fs->have_st)) {
-			fs_quiet_run(fs, FS_OUTCAP - fs->outn);
+			fs_quiet_run(fs, FS_OUTCAP - fs->outn, C);
 			if (fs->p != start)
 				continue;
 		}
@@ -788,25 +864,29 @@ static inline unsigned fs_fill(struct fstream *fs, unsigned want)
 			break;
 		}
 		fs->p = start + len;
-		if (fs->compose) {
+		if (C) {
 			if (cp - SBASE < SCOUNT && fs->age >= HANGUL_AGE) {
 				/* a syllable is its own key unless it is LV
 				 * and a trailing jamo T (perhaps behind an
 				 * ignorable) follows: then hold it */
-				fs_flush_all(fs);
+				fs_flush_all(fs, C);
 				if ((cp - SBASE) % TCOUNT == 0 &&
 				    !fs_next_quiet(fs, fs->p)) {
 					fs->st = cp;
 					fs->have_st = 1;
-					continue;
+				} else {
+					fs_copy_to(fs->out + fs->outn, start,
+						   len);
+					fs->outn += len;
 				}
-				fs_copy(fs, start, len);
 				continue;
 			}
 			if (fs_quiet(fs, cp, rid)) {
-				fs_flush_all(fs);
+				fs_flush_all(fs, C);
 				if (fs_next_quiet(fs, fs->p)) {
-					fs_copy(fs, start, len);
+					fs_copy_to(fs->out + fs->outn, start,
+						   len);
+					fs->outn += len;
 					continue;
 				}
 				if (rid == 0) {
@@ -816,14 +896,31 @@ static inline unsigned fs_fill(struct fstream *fs, unsigned want)
 					continue;
 				}
 			}
-		} else if (fs_inert(cp, rid)) {
-			fs_flush_all(fs);
-			fs_copy(fs, start, len);
-			continue;
 		}
-		fs_expand(fs, cp, rid);
+		fs_expand(fs, cp, rid, C, F);
 	}
 	return fs->outn;
+}
+
+/*
+ * Produce the next piece of the key into fs->out, at least want bytes
+ * unless the key ends first; returns its length, 0 once the key is
+ * complete (or the stream stopped at an ill-formed sequence: fs->bad).
+ */
+static FS_INLINE unsigned fs_fill(struct fstream *fs, unsigned want)
+{
+	if (fs->mode != FS_UNI)
+		return fs_fill_bytes(fs);
+	switch (fs->compose << 1 | fs->fold) {
+	case 0:
+		return fs_fill_v(fs, want, 0, 0);
+	case 1:
+		return fs_fill_v(fs, want, 0, 1);
+	case 2:
+		return fs_fill_v(fs, want, 1, 0);
+	default:
+		return fs_fill_v(fs, want, 1, 1);
+	}
 }
 
 #endif

@@ -224,6 +224,9 @@ static uint32_t *build_field(int f)
 		int len, l1, l2;
 		if (!s)
 			continue;
+		if (f == 2 && s->n == 1 &&
+		    (U.ccc[s->c[0]] || list_of_cp[s->c[0]]))
+			die("fold target of U+%04X is not a plain starter", cp);
 		if (single_delta(f, cp, &d) &&
 		    (!lone_single(f, cp, &len) ||
 		     !((cp && lone_single(f, cp - 1, &l1) && l1 == len) ||

@@ -455,9 +455,81 @@ static void seq_recreate(struct ctx *c, const char *dir, int id, int i)
 	EXPECT(c, r == 0, "unlink");
 }
 
+/* Directories are cached longer than files by design (fs-notes.md): rename
+ * them by other spellings and check every spelling at once. */
+static void seq_dirrename(struct ctx *c, const char *dir, int id, int i)
+{
+	SP(a0, "da", 0); SP(a1, "da", 1); SP(a2, "da", 2); SP(a3, "da", 3);
+	SP(b0, "db", 0); SP(b1, "db", 1); SP(b2, "db", 2); SP(b3, "db", 3);
+	struct stat st, d;
+	if (x_mkdir(c, a0)) {
+		EXPECT(c, 0, "mkdir must succeed");
+		return;
+	}
+	int r = x_stat(c, a1, &d);
+	EXPECT(c, r == 0 && S_ISDIR(d.st_mode), "stat dir by other spelling");
+	r = x_stat(c, b0, &st);
+	EXPECT(c, r == -1 && errno == ENOENT, "target absent");
+	r = x_rename(c, a2, b1);
+	EXPECT(c, r == 0, "rename dir A -> B by other spellings");
+	r = x_stat(c, b0, &st);
+	EXPECT(c, r == 0 && st.st_ino == d.st_ino, "renamed dir found by b at once");
+	for (int s = 0; s < 4; s++) {
+		const char *p = s == 0 ? a0 : s == 1 ? a1 : s == 2 ? a2 : a3;
+		r = x_stat(c, p, &st);
+		EXPECT(c, r == -1 && errno == ENOENT, "old dir spelling %d gone at once", s);
+	}
+	char in1[4300], in2[4300];
+	snprintf(in1, sizeof in1, "%s/f", b3);
+	snprintf(in2, sizeof in2, "%s/F", b2);
+	r = x_creat(c, in1, NULL, NULL);
+	EXPECT(c, r == 0, "create inside the renamed dir via B(NFD)/f");
+	r = x_stat(c, in2, &st);
+	EXPECT(c, r == 0, "found via b(NFD)/F");
+	r = x_rmdir(c, b0);
+	EXPECT(c, r == -1 && errno == ENOTEMPTY, "rmdir non-empty");
+	r = x_unlink(c, in2);
+	EXPECT(c, r == 0, "unlink inside");
+	r = x_rmdir(c, b1);
+	EXPECT(c, r == 0, "rmdir by upper-case spelling");
+	r = x_stat(c, b2, &st);
+	EXPECT(c, r == -1 && errno == ENOENT, "dir gone at once");
+}
+
+/* A name changes type: directory -> file -> directory, by other spellings. */
+static void seq_retype(struct ctx *c, const char *dir, int id, int i)
+{
+	SP(s0, "ty", 0); SP(s1, "ty", 1); SP(s2, "ty", 2); SP(s3, "ty", 3);
+	struct stat st, d;
+	if (x_mkdir(c, s0)) {
+		EXPECT(c, 0, "mkdir must succeed");
+		return;
+	}
+	int r = x_stat(c, s1, &d);
+	EXPECT(c, r == 0 && S_ISDIR(d.st_mode), "stat dir by upper-case");
+	r = x_rmdir(c, s2);
+	EXPECT(c, r == 0, "rmdir by NFD spelling");
+	ino_t ino = 0;
+	r = x_creat(c, s3, NULL, &ino);
+	EXPECT(c, r == 0, "create a file with a fourth spelling");
+	r = x_stat(c, s1, &st);
+	EXPECT(c, r == 0 && S_ISREG(st.st_mode) && st.st_ino == ino,
+	       "the old directory spelling is now the file, at once");
+	r = x_stat(c, s0, &st);
+	EXPECT(c, r == 0 && S_ISREG(st.st_mode) && st.st_ino == ino, "stored spelling too");
+	r = x_unlink(c, s0);
+	EXPECT(c, r == 0, "unlink the file");
+	r = x_mkdir(c, s2);
+	EXPECT(c, r == 0, "mkdir again by NFD spelling");
+	r = x_stat(c, s3, &st);
+	EXPECT(c, r == 0 && S_ISDIR(st.st_mode), "the file spelling is a directory again, at once");
+	r = x_rmdir(c, s1);
+	EXPECT(c, r == 0, "rmdir");
+}
+
 typedef void (*seq_fn)(struct ctx *, const char *, int, int);
-static const seq_fn seqs[] = {seq_create, seq_unlink, seq_rename, seq_rmdir,
-			      seq_link, seq_overwrite, seq_recreate};
+static const seq_fn seqs[] = {seq_create, seq_unlink,	 seq_rename,	seq_rmdir, seq_link,
+			      seq_overwrite, seq_recreate, seq_dirrename, seq_retype};
 #define NSEQ (int)(sizeof seqs / sizeof seqs[0])
 
 static void worker(struct ctx *c, const char *own, const char *shared, int id)
@@ -492,13 +564,16 @@ static void writer(struct ctx *c, const char *dir, int to_obs, int from_obs)
 		SP(s3, "xp", 3);
 		if (rd_byte(from_obs) != 'R')
 			return;
-		int r = x_creat(c, (i & 1) ? s1 : s3, NULL, NULL);
-		EXPECT(c, r == 0, "writer: creat");
+		/* every third round a directory, which the view caches longer */
+		int isdir = i % 3 == 2;
+		int r = isdir ? x_mkdir(c, (i & 1) ? s1 : s3)
+			      : x_creat(c, (i & 1) ? s1 : s3, NULL, NULL);
+		EXPECT(c, r == 0, "writer: create");
 		wr_byte(to_obs, 'C');
 		if (rd_byte(from_obs) != 'S')
 			return;
-		r = x_unlink(c, (i & 1) ? s3 : s1);
-		EXPECT(c, r == 0, "writer: unlink by other spelling");
+		r = isdir ? x_rmdir(c, (i & 1) ? s3 : s1) : x_unlink(c, (i & 1) ? s3 : s1);
+		EXPECT(c, r == 0, "writer: remove by other spelling");
 		wr_byte(to_obs, 'D');
 	}
 }
@@ -519,10 +594,14 @@ static void observer(struct ctx *c, const char *dir, int to_wr, int from_wr)
 		if (rd_byte(from_wr) != 'C')
 			return;
 		tr(c, "<writer created it>");
+		int isdir = i % 3 == 2;
 		r = x_stat(c, s0, &st);
-		EXPECT(c, r == 0, "observer: sees the writer's file at once (had a negative entry)");
+		EXPECT(c, r == 0 && !S_ISDIR(st.st_mode) == !isdir,
+		       "observer: sees the writer's %s at once (had a negative entry)",
+		       isdir ? "directory" : "file");
 		r = x_stat(c, s2, &st);
-		EXPECT(c, r == 0, "observer: sees it by NFD spelling at once");
+		EXPECT(c, r == 0 && !S_ISDIR(st.st_mode) == !isdir,
+		       "observer: sees it by NFD spelling at once");
 		wr_byte(to_wr, 'S');
 		if (rd_byte(from_wr) != 'D')
 			return;
