@@ -23,6 +23,23 @@
  *  - Runs of more than 30 non-starters are cut as the Stream-Safe Text Format
  *    (UAX #15, D4) describes, so work and stack use are bounded for any
  *    input; the cut is deterministic, so equivalence stays an equivalence.
+ *    Precisely: counting the non-starters of the decomposed (and, in the
+ *    folding forms, folded) text, the 31st of a run starts a new run, as
+ *    if U+034F COMBINING GRAPHEME JOINER stood before it; nothing is
+ *    emitted for the cut.  Marks are reordered only within a run, and
+ *    composition does not reach across a cut.  Text without such runs
+ *    (all real text) is normalized exactly as UAX #15 says.
+ *  - A code point's data at version V: the newest tables, restricted by
+ *    age.  A code point assigned after V has none.  A code point assigned
+ *    at or before V maps as it does in the newest version (mappings are
+ *    stable), except that NormalizationCorrections.txt entries use their
+ *    original mapping before the correction's version, and combining
+ *    classes and composition follow V: a mark newer than V counts as a
+ *    starter, and a composite forms only if it and both its parts are
+ *    assigned at V.
+ *  - Default_Ignorable_Code_Point (FOLD_IGNORABLES, NFKC_CF): the 15.0 set,
+ *    for code points assigned at V, plus the permanently reserved ones
+ *    (U+2065, U+FFF0..FFF8, U+E0000, ...), which are dropped at any V.
  *
  * Thread safety: a struct fold_ctx is immutable after fold_init(); any number
  * of threads may share one.
@@ -53,6 +70,31 @@ enum fold_form {
 			      With FOLD_COMPAT: the compatibility caseless
 			      match (NFKD based), likewise closed. */
 	FOLD_NFKC_CF = 5,  /* NFKC_Casefold (UAX #44), as ICU and utf8proc */
+	/*
+	 * FOLD_CASEFOLD exactly: every code point is decomposed (canonically;
+	 * with FOLD_COMPAT by compatibility) and full case folding (status C
+	 * and F, never S or T) is applied to the result, repeatedly, until
+	 * nothing changes; then the marks are put in canonical order.  This
+	 * is NFD(toCasefold(NFD(x))) (compatibility: NFKD(toCasefold(NFKD(
+	 * toCasefold(NFD(x)))))) with the repetition that makes it closed.
+	 * As in that definition, U+0345 (class 240) is ordered among the
+	 * marks first and becomes U+03B9 where it lands.  Keys stay
+	 * decomposed (no composition).  The "ext4" profile is this form; it
+	 * equals the kernel's utf8-12.1 "nfdicf" except that the kernel folds
+	 * U+0345 before ordering (a + U+0345 + U+0300 then differs from
+	 * a + U+0300 + U+0345 there, not here).
+	 *
+	 * FOLD_NFKC_CF: each code point is mapped by the NFKC_Casefold
+	 * property (ignorables dropped), then NFC.  At 15.0 this equals ICU
+	 * 72's "nfkc_cf" on every code point; utf8proc 2.8 differs only in
+	 * keeping the reserved ignorables U+2065, U+FFF0..FFF8 and the
+	 * unassigned ones in U+E0000..E0FFF, which the UCD's NFKC_CF drops.
+	 *
+	 * FOLD_COMPAT with FOLD_NFD/FOLD_NFC selects the compatibility
+	 * decomposition, i.e. behaves as FOLD_NFKD/FOLD_NFKC (the context
+	 * keeps the form and flag as given, so hashes differ).  FOLD_NFKC_CF
+	 * ignores it.  FOLD_IGNORABLES applies to any form.
+	 */
 };
 
 /* Flags for fold_init(). */
@@ -60,6 +102,12 @@ enum fold_form {
 #define FOLD_COMPAT 0x2u     /* FOLD_CASEFOLD on an NFKD base */
 #define FOLD_IGNORABLES 0x4u /* drop Default_Ignorable_Code_Point
 				(implied by FOLD_NFKC_CF) */
+#define FOLD_KERNEL_ORDER 0x8u /* FOLD_CASEFOLD only: U+0345 folds to U+03B9
+				  where it stands, as a starter, before the
+				  marks are ordered -- the Linux kernel's
+				  nfdicf does this; set by the "ext4"
+				  profile.  Without it U+0345 is ordered as
+				  class 240 first (Unicode D145). */
 
 /* Error codes: every failing call returns one of these (all negative). */
 #define FOLD_EINVAL (-1)   /* bad argument (NULL pointer, unknown form/flag) */
@@ -92,15 +140,18 @@ struct fold_ctx {
  *           formed except one containing NUL), "utf8" (the newest Unicode
  *           version this build knows), "utf8-X.Y" or "utf8-X.Y.Z" naming a
  *           Unicode version listed by fold_unicode_versions().
- * Returns 0, FOLD_ENOENC, FOLD_EVERSION or FOLD_EINVAL.
+ * Returns 0, FOLD_ENOENC, FOLD_EVERSION or FOLD_EINVAL.  A well-formed
+ * "utf8-X.Y[.Z]" naming no known version ("utf8-12.1.1", "utf8-16.0") is
+ * FOLD_EVERSION; anything else unknown ("latin1", "utf8-x") FOLD_ENOENC.
  */
 int fold_init(struct fold_ctx *ctx, const char *encoding, enum fold_form form,
 	      unsigned flags);
 
 /*
  * fold_init_profile - named presets.
- *   "ext4": utf8-12.1, FOLD_CASEFOLD with FOLD_IGNORABLES: the equivalence of
- *           the Linux kernel's utf8-12.1 "nfdicf" (ext4/f2fs/tmpfs casefold).
+ *   "ext4": utf8-12.1, FOLD_CASEFOLD with FOLD_IGNORABLES and
+ *           FOLD_KERNEL_ORDER: the equivalence of the Linux kernel's
+ *           utf8-12.1 "nfdicf" (ext4/f2fs/tmpfs casefold).
  * Returns 0 or FOLD_ENOENC.
  */
 int fold_init_profile(struct fold_ctx *ctx, const char *profile);
@@ -123,7 +174,12 @@ size_t fold_table_bytes(void);
 /*
  * fold_validate - is s[0..n) well formed under ctx's charset?
  * Returns 0, or FOLD_EILSEQ with *bad_offset (if not NULL) set to the offset
- * of the first byte that makes it ill formed.
+ * of the first byte of the first ill-formed sequence: a NUL byte, a stray
+ * continuation byte or a byte that never starts a sequence (C0, C1,
+ * F5..FF) is reported at its own offset; a sequence that is truncated
+ * (also at the end of s), has a bad continuation byte, is overlong, is a
+ * surrogate or exceeds U+10FFFF is reported at the offset of its lead
+ * byte.  For "ascii" only a NUL byte is ill formed.
  */
 int fold_validate(const struct fold_ctx *ctx, const char *s, size_t n,
 		  size_t *bad_offset);
@@ -149,9 +205,11 @@ ssize_t fold_key(const struct fold_ctx *ctx, const char *s, size_t n,
 
 /*
  * fold_cmp - total order consistent with equivalence: 0 iff a and b are
- * equivalent names under ctx, otherwise <0 or >0 as their keys compare.
+ * equivalent names under ctx, otherwise -1 or 1 as their keys compare.
  * Streams both names without materializing either key; byte-equal names
- * return at once.  Ill-formed names are opaque (see above).
+ * return at once.  Ill-formed names are opaque (see above).  With an
+ * invalid argument (bad ctx, NULL with a length) it returns FOLD_EINVAL,
+ * which is -1: check arguments first if that matters.
  */
 int fold_cmp(const struct fold_ctx *ctx, const char *a, size_t an,
 	     const char *b, size_t bn);
@@ -165,6 +223,7 @@ int fold_equal(const struct fold_ctx *ctx, const char *a, size_t an,
  * while streaming.  Equivalent names hash equal; the ctx (charset, version,
  * form, flags) is mixed in, so hashes from different contexts differ.
  * Choose a random seed per table to make hash flooding impractical.
+ * seed may be NULL (all-zero key); a bad ctx gives 0.
  */
 struct fold_seed {
 	uint64_t k0, k1;
@@ -185,7 +244,8 @@ ssize_t fold_keyz(const struct fold_ctx *ctx, const char *s, char *out,
 		  size_t cap);
 
 /* Per-code-point queries (for tools and tests).  Code points assigned after
- * ctx's version report age 0 / class 0. */
+ * ctx's version report age 0 / class 0.  fold_cp_ccc returns FOLD_EINVAL
+ * for a bad ctx or cp > 0x10FFFF, and 0 under "ascii". */
 int fold_cp_ccc(const struct fold_ctx *ctx, uint32_t cp);
 /* Unicode version in which cp was assigned, as FOLD_UNICODE(), 0 if
  * unassigned at the newest version this build knows. */

@@ -2,7 +2,9 @@
  * fold_cmp.c - fold_cmp() and fold_equal(): two key streams compared
  * piece by piece, so neither key is ever materialized.
  *
- * Fast paths: byte-equal names are equal at once; a common prefix that
+ * Fast paths: byte-equal names are equal at once; two pure-ASCII names
+ * are compared word by word (their keys are the names, A-Z folded in the
+ * folding forms); a common prefix that
  * ends before an ASCII byte in both names has a common key (an ASCII
  * starter never reorders or combines with what precedes it), so the
  * streams start after it.  Streams check well-formedness as they go; a
@@ -57,6 +59,89 @@ static int cmp_streams(struct fstream *x, struct fstream *y, int check)
 	return d;
 }
 
+#define HI8 0x8080808080808080ull
+#define LO8 0x0101010101010101ull
+
+/* Does the word hold a byte >= 0x80 or a NUL? */
+static inline int not_ascii8(uint64_t w)
+{
+	return ((w | ((w - LO8) & ~w)) & HI8) != 0;
+}
+
+static inline uint64_t lower8(uint64_t w)
+{
+	uint64_t up = (w + 0x3F3F3F3F3F3F3F3Full) &
+		      ~(w + 0x2525252525252525ull) & HI8;
+	return w | up >> 2;
+}
+
+/* Is s[0..n) ASCII without NUL? */
+static int all_ascii(const unsigned char *s, size_t n)
+{
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+		memcpy(&w, s + i, 8);
+		if (not_ascii8(w))
+			return 0;
+	}
+	for (; i < n; i++)
+		if (!s[i] || s[i] >= 0x80)
+			return 0;
+	return 1;
+}
+
+/* Both names pure ASCII: every form's key is the name itself, with A-Z
+ * folded in the folding forms, so compare them word by word.  Returns 0
+ * (with *res set) if that applies, -2 if either name is not pure ASCII. */
+static int cmp_ascii(const unsigned char *a, size_t an,
+		     const unsigned char *b, size_t bn, int fold, int *res)
+{
+	size_t n = an < bn ? an : bn, i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t wa, wb;
+		memcpy(&wa, a + i, 8);
+		memcpy(&wb, b + i, 8);
+		if (not_ascii8(wa | wb) || not_ascii8(wa) || not_ascii8(wb))
+			return -2;
+		if (fold) {
+			wa = lower8(wa);
+			wb = lower8(wb);
+		}
+		if (wa != wb) {
+			/* first differing byte (little endian) */
+			unsigned k = (unsigned)__builtin_ctzll(wa ^ wb) >> 3;
+			unsigned ca = (unsigned)(wa >> (8 * k)) & 0xFF;
+			unsigned cb = (unsigned)(wb >> (8 * k)) & 0xFF;
+			if (!all_ascii(a + i + 8, an - i - 8) ||
+			    !all_ascii(b + i + 8, bn - i - 8))
+				return -2;
+			*res = ca < cb ? -1 : 1;
+			return 0;
+		}
+	}
+	for (; i < n; i++) {
+		unsigned ca = a[i], cb = b[i];
+		if (!ca || !cb || ca >= 0x80 || cb >= 0x80)
+			return -2;
+		if (fold) {
+			ca += ca - 'A' < 26u ? 32 : 0;
+			cb += cb - 'A' < 26u ? 32 : 0;
+		}
+		if (ca != cb) {
+			if (!all_ascii(a + i + 1, an - i - 1) ||
+			    !all_ascii(b + i + 1, bn - i - 1))
+				return -2;
+			*res = ca < cb ? -1 : 1;
+			return 0;
+		}
+	}
+	if (!all_ascii(a + n, an - n) || !all_ascii(b + n, bn - n))
+		return -2;
+	*res = an < bn ? -1 : an > bn ? 1 : 0;
+	return 0;
+}
+
 static int cmp(const struct fold_ctx *ctx, const char *a, size_t an,
 	       const char *b, size_t bn)
 {
@@ -67,6 +152,10 @@ static int cmp(const struct fold_ctx *ctx, const char *a, size_t an,
 	int d;
 	if (an == bn && (an == 0 || a == b || !memcmp(a, b, an)))
 		return 0;
+	if (!cmp_ascii(ua, an, ub, bn,
+		       ctx->form == FOLD_CASEFOLD || ctx->form == FOLD_NFKC_CF,
+		       &d))
+		return d;
 	if (ctx->charset == FOLD_CHARSET_UTF8) {
 		while (k < n && ua[k] == ub[k])
 			k++;

@@ -7,7 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#define FOLD_ALL_FLAGS (FOLD_STRICT | FOLD_COMPAT | FOLD_IGNORABLES)
+#define FOLD_ALL_FLAGS \
+	(FOLD_STRICT | FOLD_COMPAT | FOLD_IGNORABLES | FOLD_KERNEL_ORDER)
 
 int fold_ctx_ok(const struct fold_ctx *ctx)
 {
@@ -86,7 +87,7 @@ int fold_init_profile(struct fold_ctx *ctx, const char *profile)
 		return FOLD_EINVAL;
 	if (!strcmp(profile, "ext4"))
 		return fold_init(ctx, "utf8-12.1", FOLD_CASEFOLD,
-				 FOLD_IGNORABLES);
+				 FOLD_IGNORABLES | FOLD_KERNEL_ORDER);
 	return FOLD_ENOENC;
 }
 

@@ -7,6 +7,9 @@
 #include "fold.h"
 #include "fold_data.h"
 
+/* Internal: keep out of the shared object's ABI. */
+#pragma GCC visibility push(hidden)
+
 /* Length of the leading run of s that is ASCII without NUL. */
 size_t fold_ascii_prefix(const unsigned char *s, size_t n);
 /* -1 if s is well-formed UTF-8 (no NUL), else the offset of the first
@@ -17,4 +20,5 @@ long fold_check(const struct fold_ctx *ctx, const char *s, size_t n);
 /* Is ctx something fold_init() produced? */
 int fold_ctx_ok(const struct fold_ctx *ctx);
 
+#pragma GCC visibility pop
 #endif

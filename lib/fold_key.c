@@ -35,6 +35,9 @@ ssize_t fold_normalize(const struct fold_ctx *ctx, const char *s, size_t n,
 	int bad;
 	if (!fold_ctx_ok(ctx) || (!s && n) || (!out && cap))
 		return FOLD_EINVAL;
+	/* an ill-formed name must leave out untouched: check first */
+	if (fold_check(ctx, s, n) >= 0)
+		return FOLD_EILSEQ;
 	r = run(ctx, s, n, out, cap, 1, &bad);
 	return bad ? FOLD_EILSEQ : r;
 }
@@ -46,11 +49,11 @@ ssize_t fold_key(const struct fold_ctx *ctx, const char *s, size_t n,
 	int bad;
 	if (!fold_ctx_ok(ctx) || (!s && n) || (!out && cap))
 		return FOLD_EINVAL;
+	if ((ctx->flags & FOLD_STRICT) && fold_check(ctx, s, n) >= 0)
+		return FOLD_EILSEQ; /* and out untouched */
 	r = run(ctx, s, n, out, cap, 1, &bad);
 	if (!bad)
 		return r;
-	if (ctx->flags & FOLD_STRICT)
-		return FOLD_EILSEQ;
 	/* ill formed: the key is the bytes themselves */
 	if (cap)
 		memcpy(out, s, n < cap ? n : cap);

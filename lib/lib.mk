@@ -5,7 +5,7 @@
 # lib/fold_tables.c is generated (tools/mktables.mk) and committed, so a
 # build needs no Unicode data files.
 
-LIBFOLD_SRCS := lib/fold_ctx.c lib/fold_utf8.c lib/fold_key.c \
+LIBFOLD_SRCS := lib/fold_ctx.c lib/fold_utf8.c lib/fold_stream.c lib/fold_key.c \
 		lib/fold_cmp.c lib/fold_hash.c lib/fold_tables.c
 LIBFOLD_HDRS := lib/fold.h lib/fold_data.h lib/fold_internal.h \
 		lib/fold_stream.h

@@ -12,9 +12,9 @@
 CHECK_SUITES += clang-build
 .PHONY: check-clang-build
 check-clang-build:
-	@if $(MAKE) --no-print-directory -s BUILD=build-clang CC=clang CXX=clang++ all >build-clang.log 2>&1; \
+	@if $(MAKE) --no-print-directory -s BUILD=build-clang CC=clang CXX=clang++ all >$(BUILD)/clang-build.log 2>&1; \
 	then echo "clang -Wall -Wextra -Werror build of all targets: ok"; echo "1 passed, 0 failed"; \
-	else cat build-clang.log; echo "0 passed, 1 failed"; exit 1; fi
+	else cat $(BUILD)/clang-build.log; echo "0 passed, 1 failed"; exit 1; fi
 
 # make install into a scratch prefix, then build and run a program against
 # the installed header, library and pkg-config file.

@@ -17,39 +17,6 @@
 
 #include "foldfs-check.h"
 
-/* Shortest form, no surrogates, at most U+10FFFF: the same rule as libfold,
- * repeated here because display must not depend on the ctx's charset. */
-size_t u8_decode(const unsigned char *s, size_t n, uint32_t *cp)
-{
-	uint32_t c = s[0];
-	size_t len, i;
-
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	if (c >= 0xc2 && c <= 0xdf)
-		len = 2, c &= 0x1f;
-	else if (c >= 0xe0 && c <= 0xef)
-		len = 3, c &= 0x0f;
-	else if (c >= 0xf0 && c <= 0xf4)
-		len = 4, c &= 0x07;
-	else
-		return 0;
-	if (n < len)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = (c << 6) | (s[i] & 0x3f);
-	}
-	if ((len == 3 && c < 0x800) || (len == 4 && c < 0x10000) ||
-	    (c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff)
-		return 0;
-	*cp = c;
-	return len;
-}
-
 /* Code points that would garble a terminal line or hide the true order of
  * the text: C1 controls, bidi embeddings/isolates/marks, line separators. */
 static int cp_unsafe(uint32_t cp)

@@ -12,6 +12,8 @@
 
 #include <stdint.h>
 #include <stdio.h>
+
+#include "u8.h"
 #include <sys/types.h>
 
 #include "fold.h"
@@ -150,7 +152,6 @@ int undo_log(struct check *c, const char *logpath);
 /* report.c */
 /* Length (1..4) of the well-formed UTF-8 sequence at s and its code point,
  * or 0 when s[0] does not start one. */
-size_t u8_decode(const unsigned char *s, size_t n, uint32_t *cp);
 void rep_escape(FILE *f, const char *s, size_t n);
 void rep_json_str(FILE *f, const char *s, size_t n);
 void rep_hex(FILE *f, const char *s, size_t n);

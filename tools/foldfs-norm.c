@@ -19,6 +19,7 @@
 #include <strings.h>
 
 #include "fold.h"
+#include "u8.h"
 
 #ifndef FOLDFS_VERSION
 #define FOLDFS_VERSION "0.1"
@@ -154,37 +155,6 @@ static int parse_seed(const char *s, struct fold_seed *seed)
 
 /* ---- output ---- */
 
-static size_t u8len(const unsigned char *s, size_t n, uint32_t *cp)
-{
-	uint32_t c = s[0];
-	size_t len, i;
-
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	if (c >= 0xc2 && c <= 0xdf)
-		len = 2, c &= 0x1f;
-	else if (c >= 0xe0 && c <= 0xef)
-		len = 3, c &= 0x0f;
-	else if (c >= 0xf0 && c <= 0xf4)
-		len = 4, c &= 0x07;
-	else
-		return 0;
-	if (n < len)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = (c << 6) | (s[i] & 0x3f);
-	}
-	if ((len == 3 && c < 0x800) || (len == 4 && c < 0x10000) ||
-	    (c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff)
-		return 0;
-	*cp = c;
-	return len;
-}
-
 /* Print s; with --escape, controls, C1 controls, bidi controls, line
  * separators, ill-formed bytes and the backslash itself are escaped, so
  * the output is one unambiguous line of printable text. */
@@ -199,7 +169,7 @@ static void put_name(const char *s, size_t n)
 	}
 	while (i < n) {
 		uint32_t cp = 0;
-		size_t l = u8len(p + i, n - i, &cp), k;
+		size_t l = u8_decode(p + i, n - i, &cp), k;
 		int bad = !l || cp < 0x20 || cp == 0x7f ||
 			  (cp >= 0x80 && cp <= 0x9f) || cp == 0x200e ||
 			  cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||

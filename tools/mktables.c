@@ -624,8 +624,31 @@ static void dump(const char *path)
 int main(int argc, char **argv)
 {
 	const char *dir, *out;
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		printf("Usage: mktables UCD-DIR OUTPUT.c\n"
+		       "\n"
+		       "Generate libfold's tables (lib/fold_tables.c) from the Unicode\n"
+		       "Character Database in UCD-DIR (e.g. /usr/share/unicode): reads\n"
+		       "UnicodeData.txt, CaseFolding.txt, DerivedAge.txt,\n"
+		       "DerivedCoreProperties.txt, CompositionExclusions.txt,\n"
+		       "DerivedNormalizationProps.txt and NormalizationCorrections.txt.\n"
+		       "\n"
+		       "Before writing, it checks its derivations: that the stored\n"
+		       "closures are fixpoints and reproduce the plain recursion at every\n"
+		       "Unicode version, that NFKC_Casefold derived at run time equals\n"
+		       "the UCD property, and that the encoded tables decode to the data.\n"
+		       "Any inconsistency is reported and the exit status is 1; nothing\n"
+		       "is written then.  The output is deterministic.  Sizes go to\n"
+		       "standard error.\n"
+		       "\n"
+		       "Environment: MKTABLES_DUMP=FILE also writes every code point's\n"
+		       "derived data to FILE (a debugging aid).\n"
+		       "\n"
+		       "Exit status: 0 success, 1 bad data or failed check, 2 usage.\n");
+		return 0;
+	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: mktables UCD-DIR OUTPUT.c\n");
+		fprintf(stderr, "usage: mktables UCD-DIR OUTPUT.c (see --help)\n");
 		return 2;
 	}
 	dir = argv[1];

@@ -13,17 +13,17 @@ $(RECORD_O): common/record.c common/record.h lib/fold.h | $(BUILD)/obj/common/
 
 # ---- foldfs-norm ----
 FOLDFS_NORM := $(BUILD)/foldfs-norm
-FOLDFS_NORM_OBJS := $(BUILD)/obj/tools/foldfs-norm.o
+FOLDFS_NORM_OBJS := $(BUILD)/obj/tools/foldfs-norm.o $(BUILD)/obj/tools/u8.o
 
 # ---- foldfs-check ----
 FOLDFS_CHECK := $(BUILD)/foldfs-check
 FOLDFS_CHECK_SRCS := tools/foldfs-check.c tools/foldfs-check-walk.c \
 	tools/foldfs-check-scan.c tools/foldfs-check-fix.c \
-	tools/foldfs-check-report.c
+	tools/foldfs-check-report.c tools/u8.c
 FOLDFS_CHECK_OBJS := $(FOLDFS_CHECK_SRCS:tools/%.c=$(BUILD)/obj/tools/%.o)
 
-$(FOLDFS_NORM_OBJS) $(FOLDFS_CHECK_OBJS): $(BUILD)/obj/tools/%.o: tools/%.c \
-		tools/foldfs-check.h common/record.h lib/fold.h | $(BUILD)/obj/tools/
+$(sort $(FOLDFS_NORM_OBJS) $(FOLDFS_CHECK_OBJS)): $(BUILD)/obj/tools/%.o: tools/%.c \
+		tools/foldfs-check.h tools/u8.h common/record.h lib/fold.h | $(BUILD)/obj/tools/
 	$(CC) $(CFLAGS_BASE) $(TOOLS_CFLAGS) -c -o $@ $<
 
 $(FOLDFS_NORM): $(FOLDFS_NORM_OBJS) $(LIBFOLD_A)

@@ -232,6 +232,13 @@ std::vector<NameSet> make_corpus(size_t per_set, uint64_t seed)
 			ns.pair_bytes += s.size() + ns.others.back().size();
 			ns.names.push_back(std::move(s));
 		}
+		/* the next name's other spelling: usually a different name,
+		 * often sharing a prefix (same generator) */
+		for (size_t i = 0; i < per_set; i++) {
+			ns.unrelated.push_back(ns.others[(i + 1) % per_set]);
+			ns.diff_bytes += ns.names[i].size() +
+					 ns.unrelated.back().size();
+		}
 	}
 	return sets;
 }

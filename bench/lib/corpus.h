@@ -17,8 +17,10 @@ struct NameSet {
 	std::string name;
 	std::vector<std::string> names;  /* the names as created */
 	std::vector<std::string> others; /* another spelling of each */
+	std::vector<std::string> unrelated; /* a different name of the set */
 	size_t bytes = 0;		 /* total bytes of names */
 	size_t pair_bytes = 0;		 /* total bytes of names + others */
+	size_t diff_bytes = 0;		 /* total bytes of names + unrelated */
 };
 
 /* per_set names in each set; the same seed gives the same corpus. */

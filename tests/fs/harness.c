@@ -523,7 +523,7 @@ const char *t_newdir(const char *prefix)
 	char buf[4096];
 	snprintf(buf, sizeof buf, "%s/%s-%d", t_opt.root, prefix, ++seq);
 	if (mkdir(buf, 0755) == -1 && errno != EEXIST) {
-		printf("FAIL mkdir %s: %s\n", buf, strerror(errno));
+		CHECK(0, "mkdir %s: %s", buf, strerror(errno));
 		return NULL;
 	}
 	char *r = strdup(buf);
@@ -560,7 +560,7 @@ static int setup_mount(struct t_mount *m, const char *src, const char *opts)
 	if (!m->mnt[0]) {
 		snprintf(m->mnt, sizeof m->mnt, "%s/mnt-%d", t_opt.root, seq);
 		if (mkdir(m->mnt, 0755) == -1 && errno != EEXIST) {
-			printf("FAIL mkdir %s: %s\n", m->mnt, strerror(errno));
+			CHECK(0, "mkdir %s: %s", m->mnt, strerror(errno));
 			return -1;
 		}
 	}
@@ -627,8 +627,8 @@ int t_mount(struct t_mount *m, const char *src, const char *opts)
 		}
 		int st;
 		if (waitpid(pid, &st, WNOHANG) == pid) {
-			printf("FAIL mount %s -o '%s': daemon exited with status %d before mounting\n",
-			       m->src, m->opts, status_code(st));
+			CHECK(0, "mount %s -o '%s': daemon exited with status %d before mounting",
+			      m->src, m->opts, status_code(st));
 			m->pid = 0;
 			untrack(m);
 			t_show_log(m);
@@ -636,7 +636,7 @@ int t_mount(struct t_mount *m, const char *src, const char *opts)
 		}
 		t_sleep_ms(5);
 	}
-	printf("FAIL mount %s -o '%s': not mounted after 20 s\n", m->src, m->opts);
+	CHECK(0, "mount %s -o '%s': not mounted after 20 s", m->src, m->opts);
 	t_show_log(m);
 	return -1;
 }
@@ -659,8 +659,8 @@ int t_mount_daemon(struct t_mount *m, const char *src, const char *opts)
 	track(m);
 	int rc = t_run(argv, out, sizeof out, 20);
 	if (rc != 0 || !t_is_mounted(m->mnt)) {
-		printf("FAIL daemon-mode mount %s -o '%s': exit %d, mounted=%d\n%s\n",
-		       m->src, m->opts, rc, t_is_mounted(m->mnt), out);
+		CHECK(0, "daemon-mode mount %s -o '%s': exit %d, mounted=%d\n%s", m->src,
+		      m->opts, rc, t_is_mounted(m->mnt), out);
 		if (!t_is_mounted(m->mnt))
 			untrack(m);
 		return -1;

@@ -91,9 +91,10 @@ const char *t_newdir(const char *prefix);
 
 /* Start "foldfs SRC MNT -f -o OPTS" in the background (mount point created
  * under the root) and wait until the mount shows in /proc/self/mountinfo.
- * Returns 0, or -1 after printing why (daemon log included). */
+ * Returns 0, or -1 after counting a failed check that says why (with the
+ * daemon log). */
 int t_mount(struct t_mount *m, const char *src, const char *opts);
-/* Same, but let the daemon fork itself (no -f); checks its exit status. */
+/* Same, but let the daemon fork itself (no -f); a failure is counted too. */
 int t_mount_daemon(struct t_mount *m, const char *src, const char *opts);
 /* fusermount3 -u, wait for the daemon to exit.  Counts one check: the
  * daemon exited with status 0.  Returns 0 if everything went cleanly. */

@@ -149,6 +149,8 @@ void conf_normtest(void)
 
 			if (listed[cp] || (cp >= 0xD800 && cp <= 0xDFFF))
 				continue;
+			if (conf_quick && conf_plain_skip(cp, 31))
+				continue;
 			n = u8_put(cp, s);
 			tested++;
 			for (int k = 0; k < 4; k++)

@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "conf.h"
+#include "ucd.h"
 
 static char ring[8][96];
 static unsigned ring_next;
@@ -64,6 +65,25 @@ int lib_has_version(uint32_t v)
 		if (parse_xyz(list[i]) == v)
 			return 1;
 	return 0;
+}
+
+int conf_quick;
+
+int conf_plain_skip(uint32_t cp, unsigned stride)
+{
+	uint32_t m[32];
+
+	if (cp % stride == 0)
+		return 0;
+	return !ucd_decomp1(cp, 1, UCD_NEWEST, m) &&
+	       !ucd_fold1(cp, UCD_NEWEST, m) && !ucd_ccc(cp, UCD_NEWEST) &&
+	       !ucd_is_di(cp);
+}
+
+int conf_version_sampled(size_t index, size_t count, uint32_t v)
+{
+	return !conf_quick || index == 0 || index + 1 == count ||
+	       v == FOLD_UNICODE(3, 1, 0) || v == FOLD_UNICODE(12, 1, 0);
 }
 
 const char *enc_name(uint32_t v)

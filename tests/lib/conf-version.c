@@ -184,6 +184,8 @@ static void check_all_versions(const uint32_t *lv, size_t nl)
 
 	ck_group("version-all");
 	for (size_t i = 0; i < nl; i++) {
+		if (!conf_version_sampled(i, nl, lv[i]))
+			continue;
 		for (int f = 0; f < 3; f++) {
 			struct fold_ctx c;
 
@@ -230,6 +232,8 @@ static void check_age_ccc(const uint32_t *lv, size_t nl)
 	for (size_t i = 0; i < nl; i++) {
 		struct fold_ctx c;
 
+		if (!conf_version_sampled(i, nl, lv[i]))
+			continue;
 		if (!ctx_must(&c, enc_name(lv[i]), FOLD_NFD, 0))
 			continue;
 		for (uint32_t cp = 0; cp < UCD_MAXCP; cp++) {

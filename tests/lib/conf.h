@@ -11,6 +11,13 @@
 #include "fold.h"
 
 extern const char *conf_normtest_path; /* decompressed NormalizationTest.txt */
+/* --quick (sanitizer builds): every code point that has a mapping, a class
+ * or is ignorable is still checked; plain ones and some versions are
+ * sampled.  conf_plain_skip(cp) says whether to skip cp. */
+extern int conf_quick;
+int conf_plain_skip(uint32_t cp, unsigned stride);
+/* Versions to run a per-version loop for (all, or a sample when quick). */
+int conf_version_sampled(size_t index, size_t count, uint32_t v);
 
 void conf_normtest(void);  /* NormalizationTest.txt, parts 1-4 + invariance */
 void conf_casefold(void);  /* per-code-point caseless keys vs the oracle */

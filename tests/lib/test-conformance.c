@@ -17,7 +17,8 @@ const char *conf_normtest_path;
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: test-conformance --ucd DIR --normtest FILE [--only NAME] [--verbose N]\n"
+"Usage: test-conformance --ucd DIR --normtest FILE [--only NAME] [--quick]\n"
+"                        [--verbose N]\n"
 "\n"
 "Checks libfold against the Unicode Character Database in DIR (normally\n"
 "/usr/share/unicode) and the decompressed NormalizationTest.txt in FILE:\n"
@@ -32,6 +33,8 @@ static void usage(FILE *f)
 "            NormalizationCorrections\n"
 "  vectors   the Linux kernel's published vectors and the ext4 profile\n"
 "  encoding  encoding names, error codes, the ascii charset\n"
+"--quick (for sanitizer builds) still checks every code point that has a\n"
+"mapping, class or ignorability, but samples the plain ones and the versions.\n"
 "--only NAME runs one module.  --verbose N prints up to N failures per group\n"
 "(default 12).  Output ends with \"N passed, N failed\"; exit status 1 if\n"
 "anything failed, 2 on a usage or data error.\n");
@@ -58,6 +61,8 @@ int main(int argc, char **argv)
 			ucd = argv[++i];
 		} else if (!strcmp(argv[i], "--normtest") && i + 1 < argc) {
 			conf_normtest_path = argv[++i];
+		} else if (!strcmp(argv[i], "--quick")) {
+			conf_quick = 1;
 		} else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
 			only = argv[++i];
 		} else if (!strcmp(argv[i], "--verbose") && i + 1 < argc) {

@@ -1,0 +1,929 @@
+/*
+ * fold_stream.c - the stages of the streaming normalizer (see
+ * fold_stream.h for the design): expansion, canonical ordering,
+ * composition, the fast lanes and the fill loop, compiled once per form
+ * variant.
+ */
+#include "fold_internal.h"
+#include "fold_stream.h"
+
+#include <string.h>
+
+/* The small hot helpers must be inlined into each variant's loop. */
+#define FS_INLINE inline __attribute__((always_inline))
+
+static FS_INLINE void fs_put(struct fstream *fs, uint32_t c)
+{
+	unsigned char *o = fs->out + fs->outn;
+	if (c < 0x80) {
+		o[0] = (unsigned char)c;
+		fs->outn += 1;
+	} else if (c < 0x800) {
+		o[0] = (unsigned char)(0xC0 | c >> 6);
+		o[1] = (unsigned char)(0x80 | (c & 0x3F));
+		fs->outn += 2;
+	} else if (c < 0x10000) {
+		o[0] = (unsigned char)(0xE0 | c >> 12);
+		o[1] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
+		o[2] = (unsigned char)(0x80 | (c & 0x3F));
+		fs->outn += 3;
+	} else {
+		o[0] = (unsigned char)(0xF0 | c >> 18);
+		o[1] = (unsigned char)(0x80 | ((c >> 12) & 0x3F));
+		o[2] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
+		o[3] = (unsigned char)(0x80 | (c & 0x3F));
+		fs->outn += 4;
+	}
+}
+
+/* ---- stage 3: composition ---- */
+
+/* Primary composite of a + b (b's composition list: sec), or 0. */
+static uint32_t fs_pair(const struct fstream *fs, uint32_t a, uint32_t b,
+			unsigned sec)
+{
+	unsigned lo, hi;
+	if (fs->age >= HANGUL_AGE) {
+		if (a - LBASE < LCOUNT && b - VBASE < VCOUNT)
+			return SBASE + ((a - LBASE) * VCOUNT + (b - VBASE)) *
+					       TCOUNT;
+		if (a - SBASE < SCOUNT && (a - SBASE) % TCOUNT == 0 &&
+		    b - TBASE - 1 < TCOUNT - 1)
+			return a + (b - TBASE);
+	}
+	if (!sec)
+		return 0;
+	/* the list is sorted by first element */
+	lo = fold_comp_start[sec - 1];
+	hi = fold_comp_start[sec];
+	while (lo < hi) {
+		unsigned mid = (lo + hi) / 2;
+		uint32_t e = fold_comp[mid];
+		uint32_t f = P_FIRST(fold_pairs[C_PAIR(e)]);
+		if (f < a) {
+			lo = mid + 1;
+		} else if (f > a) {
+			hi = mid;
+		} else {
+			if (C_AGE(e) > fs->age)
+				return 0;
+			return (a & 0xF0000u) | C_LOW(e);
+		}
+	}
+	return 0;
+}
+
+static void fs_compose_flush(struct fstream *fs)
+{
+	unsigned i;
+	if (fs->have_st)
+		fs_put(fs, fs->st);
+	for (i = 0; i < fs->nleft; i++)
+		fs_put(fs, fs->left[i]);
+	fs->have_st = 0;
+	fs->nleft = 0;
+}
+
+/* Canonical composition (UAX #15, D117), one code point at a time, in
+ * canonical order.  c combines with the held starter unless a mark
+ * between them has a class >= its own (marks arrive sorted, so the last
+ * left-over mark has the highest class) or, for a starter c, anything at
+ * all lies between them. */
+static inline void fs_compose(struct fstream *fs, uint32_t c,
+				 unsigned cls)
+{
+	unsigned cc = cls & 0xFF, sec = cls >> 8;
+	uint32_t comp;
+	if (cc == 0) {
+		if (fs->have_st && fs->nleft == 0 &&
+		    (comp = fs_pair(fs, fs->st, c, sec)) != 0) {
+			fs->st = comp;
+			return;
+		}
+		if (fs->have_st)
+			fs_compose_flush(fs);
+		fs->st = c;
+		fs->have_st = 1;
+		return;
+	}
+	if (!fs->have_st) {
+		fs_put(fs, c); /* nothing before it can take it */
+		return;
+	}
+	if ((fs->nleft == 0 || fs->leftcc < cc) &&
+	    (comp = fs_pair(fs, fs->st, c, sec)) != 0) {
+		fs->st = comp;
+		return;
+	}
+	fs->left[fs->nleft++] = c;
+	fs->leftcc = cc;
+}
+
+/* ---- stage 2: canonical ordering ---- */
+
+static FS_INLINE void fs_next(struct fstream *fs, uint32_t c, unsigned cls,
+			      const int C)
+{
+	if (C)
+		fs_compose(fs, c, cls);
+	else
+		fs_put(fs, c);
+}
+
+static void fs_order_flush(struct fstream *fs, const int C)
+{
+	unsigned i;
+	for (i = 0; i < fs->nns; i++)
+		fs_next(fs, fs->ns[i], fs->nscls[i], C);
+	fs->nns = 0;
+}
+
+/* cls is the combining class in bits 0-7 and the composition list in
+ * bits 8-13.  A run of more than FOLD_SAFE_RUN marks is cut, which acts
+ * like an inserted CGJ: a starter that combines with nothing. */
+static FS_INLINE void fs_order(struct fstream *fs, uint32_t c, unsigned cls,
+			       const int C)
+{
+	unsigned i, cc = cls & 0xFF;
+	if (cc == 0) {
+		if (fs->nns == 1) {
+			/* one mark: nothing to sort */
+			fs->nns = 0;
+			fs_next(fs, fs->ns[0], fs->nscls[0], C);
+		} else if (fs->nns) {
+			fs_order_flush(fs, C);
+		}
+		fs_next(fs, c, cls, C);
+		return;
+	}
+	if (fs->nns == FOLD_SAFE_RUN) {
+		fs_order_flush(fs, C);
+		if (C && fs->have_st)
+			fs_compose_flush(fs);
+	}
+	for (i = fs->nns; i > 0 && (fs->nscls[i - 1] & 0xFF) > cc; i--) {
+		fs->ns[i] = fs->ns[i - 1];
+		fs->nscls[i] = fs->nscls[i - 1];
+	}
+	fs->ns[i] = c;
+	fs->nscls[i] = (uint16_t)cls;
+	fs->nns++;
+}
+
+/* Everything held in stages 2 and 3 is final once a code point follows
+ * that is a starter and combines with nothing before it. */
+static void fs_flush_held(struct fstream *fs, const int C)
+{
+	if (fs->nns)
+		fs_order_flush(fs, C);
+	if (C && fs->have_st)
+		fs_compose_flush(fs);
+}
+
+static FS_INLINE void fs_flush_all(struct fstream *fs, const int C)
+{
+	if (!C && fs->nns == 1) {
+		fs->nns = 0;
+		fs_put(fs, fs->ns[0]);
+	} else if (fs->nns | fs->have_st) {
+		fs_flush_held(fs, C);
+	}
+}
+
+/* ---- decoding ---- */
+
+/* Decode one non-ASCII code point at p, checking it is well formed
+ * (shortest form, no surrogate, <= U+10FFFF).  Returns its length, or 0
+ * if the sequence at p is ill formed. */
+static unsigned fs_decode_rare(const unsigned char *p,
+			       const unsigned char *end, uint32_t *cp)
+{
+	unsigned c = p[0], lo = 0x80, hi = 0xBF;
+	size_t left = (size_t)(end - p);
+	if (c < 0xC2 || c > 0xF4)
+		return 0;
+	if (c < 0xE0) {
+		if (left < 2 || (p[1] & 0xC0) != 0x80)
+			return 0;
+		*cp = (c & 0x1Fu) << 6 | (p[1] & 0x3Fu);
+		return 2;
+	}
+	if (c < 0xF0) {
+		if (c == 0xE0)
+			lo = 0xA0;
+		else if (c == 0xED)
+			hi = 0x9F;
+		if (left < 3 || p[1] < lo || p[1] > hi ||
+		    (p[2] & 0xC0) != 0x80)
+			return 0;
+		*cp = (c & 0x0Fu) << 12 | (p[1] & 0x3Fu) << 6 | (p[2] & 0x3Fu);
+		return 3;
+	}
+	if (c == 0xF0)
+		lo = 0x90;
+	else if (c == 0xF4)
+		hi = 0x8F;
+	if (left < 4 || p[1] < lo || p[1] > hi || (p[2] & 0xC0) != 0x80 ||
+	    (p[3] & 0xC0) != 0x80)
+		return 0;
+	*cp = (c & 0x07u) << 18 | (p[1] & 0x3Fu) << 12 | (p[2] & 0x3Fu) << 6 |
+	      (p[3] & 0x3Fu);
+	return 4;
+}
+
+/* The same with the common two- and three-byte forms inline. */
+static FS_INLINE unsigned fs_dec(const unsigned char *p,
+				 const unsigned char *end, uint32_t *cp)
+{
+	unsigned c = p[0];
+	if (c - 0xC2u < 0x1Eu) {
+		if (end - p >= 2 && (p[1] & 0xC0) == 0x80) {
+			*cp = (c & 0x1Fu) << 6 | (p[1] & 0x3Fu);
+			return 2;
+		}
+		return 0;
+	}
+	if (c - 0xE1u < 0x0Fu && c != 0xED) {
+		if (end - p >= 3 && ((p[1] ^ 0x80u) | (p[2] ^ 0x80u)) < 0x40u) {
+			*cp = (c & 0x0Fu) << 12 | (p[1] & 0x3Fu) << 6 |
+			      (p[2] & 0x3Fu);
+			return 3;
+		}
+		return 0;
+	}
+	return fs_decode_rare(p, end, cp);
+}
+
+/* Decode (or take from the look-ahead) the non-ASCII code point at p;
+ * returns its length, 0 if ill formed. */
+static FS_INLINE unsigned fs_peek(struct fstream *fs, const unsigned char *p,
+				  uint32_t *cp, unsigned *rid)
+{
+	unsigned len;
+	if (fs->pk_p == p) {
+		*cp = fs->pk_cp;
+		*rid = fs->pk_rid;
+		return fs->pk_len;
+	}
+	*cp = 0;
+	len = fs_dec(p, fs->end, cp);
+	*rid = len ? fold_rid(*cp) : 0;
+	fs->pk_p = p;
+	fs->pk_cp = *cp;
+	fs->pk_rid = *rid;
+	fs->pk_len = len;
+	return len;
+}
+
+/* ---- stage 1: expansion ---- */
+
+/* Descriptor of field f (0 D, 1 K, 2 F) of a record that has it. */
+static FS_INLINE uint32_t fs_field(const struct fold_rec *r, unsigned f)
+{
+	uint32_t m = REC_DESC(r);
+	if (M_TYPE(m) == M_MULTI) {
+		unsigned fields = REC_FIELDS(r), k = 0;
+		if (f > 0 && (fields & F_D))
+			k++;
+		if (f > 1 && (fields & F_K))
+			k++;
+		m = fold_maps[M_INDEX(m) + k];
+	}
+	return m;
+}
+
+/* Hand a code point to stage 2 with its class at the stream's version. */
+static FS_INLINE void fs_push(struct fstream *fs, uint32_t c, const int C)
+{
+	const struct fold_rec *r;
+	unsigned cc;
+	if (c < 0x80) {
+		fs_order(fs, c, 0, C);
+		return;
+	}
+	r = fold_rec_of(c);
+	cc = REC_AGE(r) <= fs->age ? r->ccc : 0;
+	fs_order(fs, c, cc | REC_SEC(r) << 8, C);
+}
+
+/* Code points of a delta or pool descriptor of cp: final (no further
+ * mapping) and, for an F descriptor, already folded. */
+static FS_INLINE void fs_slice(struct fstream *fs, uint32_t cp, uint32_t m,
+			       const int C)
+{
+	const unsigned char *p, *e;
+	if (M_TYPE(m) == M_DELTA) {
+		fs_push(fs, (uint32_t)((int32_t)cp + M_SDELTA(m)), C);
+		return;
+	}
+	p = fold_pool + M_OFF(m, cp);
+	e = p + M_LEN(m);
+	while (p < e) {
+		uint32_t c = *p++;
+		if (c >= 0x80) {
+			if (c < 0xE0) {
+				c = (c & 0x1F) << 6 | (p[0] & 0x3F);
+				p += 1;
+			} else if (c < 0xF0) {
+				c = (c & 0x0F) << 12 |
+				    (uint32_t)(p[0] & 0x3F) << 6 | (p[1] & 0x3F);
+				p += 2;
+			} else {
+				c = (c & 0x07) << 18 |
+				    (uint32_t)(p[0] & 0x3F) << 12 |
+				    (uint32_t)(p[1] & 0x3F) << 6 | (p[2] & 0x3F);
+				p += 3;
+			}
+		}
+		fs_push(fs, c, C);
+	}
+}
+
+/* An F descriptor: a delta's target is a starter that is nobody's second
+ * element (mktables checks), so it needs no lookup. */
+static FS_INLINE void fs_fold(struct fstream *fs, uint32_t cp, uint32_t m,
+			      const int C)
+{
+	if (M_TYPE(m) == M_DELTA)
+		fs_order(fs, (uint32_t)((int32_t)cp + M_SDELTA(m)), 0, C);
+	else
+		fs_slice(fs, cp, m, C);
+}
+
+/* U+0345 COMBINING GREEK YPOGEGRAMMENI (class 240) is the one mark whose
+ * case fold, U+03B9, is a starter.  FOLD_CASEFOLD is NFD(fold(NFD(x))):
+ * canonical ordering happens before folding, so U+0345 takes its place
+ * among the marks as class 240 and becomes U+03B9 there; folding it in
+ * place would make canonically equivalent names (a + U+0300 + U+0345,
+ * a + U+0345 + U+0300) differ.  NFKC_Casefold, by its definition, maps
+ * it in place, before NFC; so does the kernel's nfdicf, which
+ * FOLD_KERNEL_ORDER reproduces (ypocls 0: U+03B9 is a starter). */
+#define YPOGEGRAMMENI 0x345u
+
+/* A code point that no longer decomposes: fold it if the form folds.
+ * Folding here ignores the age: c is part of a mapping, which is
+ * expanded with the newest data, as the generator's reference does. */
+static FS_INLINE void fs_final(struct fstream *fs, uint32_t c, const int C,
+			       const int F)
+{
+	const struct fold_rec *r;
+	if (c < 0x80) {
+		if (F && c - 'A' < 26u)
+			c += 32;
+		fs_order(fs, c, 0, C);
+		return;
+	}
+	if (F && !C && c == YPOGEGRAMMENI) {
+		fs_order(fs, 0x3B9, fs->ypocls, C);
+		return;
+	}
+	r = fold_rec_of(c);
+	if (F && (REC_FIELDS(r) & F_F)) {
+		fs_fold(fs, c, fs_field(r, 2), C);
+		return;
+	}
+	fs_order(fs, c, (REC_AGE(r) <= fs->age ? r->ccc : 0) | REC_SEC(r) << 8,
+		 C);
+}
+
+/* The same for the code points of a D or K slice. */
+static FS_INLINE void fs_slice_final(struct fstream *fs, uint32_t cp,
+				     uint32_t m, const int C, const int F)
+{
+	const unsigned char *p, *e;
+	if (!F) {
+		fs_slice(fs, cp, m, C);
+		return;
+	}
+	if (M_TYPE(m) == M_DELTA) {
+		fs_final(fs, (uint32_t)((int32_t)cp + M_SDELTA(m)), C, F);
+		return;
+	}
+	p = fold_pool + M_OFF(m, cp);
+	e = p + M_LEN(m);
+	while (p < e) {
+		uint32_t c = *p++;
+		if (c >= 0x80) {
+			if (c < 0xE0) {
+				c = (c & 0x1F) << 6 | (p[0] & 0x3F);
+				p += 1;
+			} else if (c < 0xF0) {
+				c = (c & 0x0F) << 12 |
+				    (uint32_t)(p[0] & 0x3F) << 6 | (p[1] & 0x3F);
+				p += 2;
+			} else {
+				c = (c & 0x07) << 18 |
+				    (uint32_t)(p[0] & 0x3F) << 12 |
+				    (uint32_t)(p[1] & 0x3F) << 6 | (p[2] & 0x3F);
+				p += 3;
+			}
+		}
+		fs_final(fs, c, C, F);
+	}
+}
+
+/* Canonical decomposition of x (record r, D descriptor m): follow the
+ * pair chain down its first elements, then emit the base and the
+ * stacked second elements in order. */
+static FS_INLINE void fs_decompose(struct fstream *fs, uint32_t x,
+				   uint32_t m, const int C, const int F)
+{
+	uint32_t stack[FOLD_MAXCHAIN];
+	unsigned n = 0;
+	while (M_TYPE(m) == M_PAIR) {
+		uint32_t p = fold_pairs[M_PAIRIDX(m, x)];
+		const struct fold_rec *r;
+		stack[n++] = fold_seconds[P_SECOND(p)];
+		x = P_FIRST(p);
+		if (x < 0x80)
+			goto base;
+		r = fold_rec_of(x);
+		if (!(REC_FIELDS(r) & F_D))
+			goto base;
+		m = fs_field(r, 0);
+	}
+	fs_slice_final(fs, x, m, C, F);
+	goto seconds;
+base:
+	fs_final(fs, x, C, F);
+seconds:
+	while (n)
+		fs_final(fs, stack[--n], C, F);
+}
+
+/* The rare cases: a NormalizationCorrections code point before its
+ * correction, or a stored NFKC_CF value.  Returns 1 if handled. */
+static int fs_special(struct fstream *fs, uint32_t x, const int C)
+{
+	unsigned i;
+	for (i = 0; i < fold_ncorr; i++)
+		if (fold_corr[3 * i] == x && fs->age < fold_corr[3 * i + 2]) {
+			fs_order(fs, fold_corr[3 * i + 1], 0, C);
+			return 1;
+		}
+	if (fs->nkcf)
+		for (i = 0; i < fold_nnkcf; i++)
+			if (fold_nkcf[2 * i] == x) {
+				fs_slice(fs, x, fold_nkcf[2 * i + 1], C);
+				return 1;
+			}
+	return 0;
+}
+
+/* Expand one input code point (record number rid) into stage 2. */
+static FS_INLINE void fs_expand(struct fstream *fs, uint32_t x, unsigned rid,
+				const int C, const int F)
+{
+	const struct fold_rec *r;
+	unsigned fields;
+	if (rid == 0) {
+		/* no data, but Hangul syllables decompose by formula */
+		if (x - SBASE < SCOUNT && fs->age >= HANGUL_AGE) {
+			uint32_t s = x - SBASE;
+			fs_order(fs, LBASE + s / NCOUNT, 0, C);
+			fs_order(fs, VBASE + (s % NCOUNT) / TCOUNT, 0, C);
+			if (s % TCOUNT)
+				fs_order(fs, TBASE + s % TCOUNT, 0, C);
+			return;
+		}
+		fs_order(fs, x, 0, C);
+		return;
+	}
+	r = &fold_recs[rid];
+	if (REC_AGE(r) > fs->age) {
+		fs_order(fs, x, 0, C); /* unassigned at this version */
+		return;
+	}
+	if ((r->af & A_DI) && fs->ign)
+		return;
+	if ((r->af & A_SPECIAL) && fs_special(fs, x, C))
+		return;
+	fields = REC_FIELDS(r);
+	if (fs->compat && (fields & F_K))
+		fs_slice_final(fs, x, fs_field(r, 1), C, F);
+	else if (fields & F_D)
+		fs_decompose(fs, x, fs_field(r, 0), C, F);
+	else if (F && !C && x == YPOGEGRAMMENI)
+		fs_order(fs, 0x3B9, fs->ypocls, C);
+	else if (F && (fields & F_F))
+		fs_fold(fs, x, fs_field(r, 2), C);
+	else
+		fs_order(fs, x, r->ccc | REC_SEC(r) << 8, C);
+}
+
+/* ---- fast lanes ---- */
+
+/* ASCII lower case of 8 ASCII bytes at once: a byte is upper case if
+ * adding 0x3F carries into bit 7 (>= 'A') and adding 0x25 does not
+ * (<= 'Z'); no byte is >= 0x80, so no carry crosses bytes. */
+static FS_INLINE uint64_t fs_lower8(uint64_t w)
+{
+	uint64_t up = (w + 0x3F3F3F3F3F3F3F3Full) &
+		      ~(w + 0x2525252525252525ull) & 0x8080808080808080ull;
+	return w | up >> 2;
+}
+
+/* In a decomposing form: a code point without data, which no form
+ * changes, reorders or combines: record 0, except Hangul syllables
+ * (decomposed by formula) and conjoining jamo (composed by formula). */
+static FS_INLINE int fs_inert(uint32_t cp, unsigned rid)
+{
+	return rid == 0 && cp - 0x1100u >= 0x100u && cp - SBASE >= SCOUNT;
+}
+
+/* In a composing form: is cp (record rid) a starter that cannot combine
+ * with what precedes it, and its own key unless something follows that
+ * combines with it?  (Hangul syllables are handled apart.) */
+static FS_INLINE int fs_quiet(const struct fstream *fs, uint32_t cp,
+			      unsigned rid)
+{
+	const struct fold_rec *r;
+	if (rid == 0)
+		return cp - 0x1100u >= 0x100u; /* not a conjoining jamo */
+	r = &fold_recs[rid];
+	return REC_SELF(r) >= fs->level && REC_AGE(r) <= fs->age;
+}
+
+/* Is the code point at p quiet?  True at the end of input and for ASCII;
+ * false if ill formed (the stream stops there anyway). */
+static FS_INLINE int fs_next_quiet(struct fstream *fs, const unsigned char *p)
+{
+	uint32_t cp;
+	unsigned rid;
+	if (p == fs->end || *p < 0x80)
+		return 1;
+	return fs_peek(fs, p, &cp, &rid) && fs_quiet(fs, cp, rid) &&
+	       cp - SBASE >= SCOUNT;
+}
+
+/* Copy the run of ASCII starting at fs->p, folded if the form folds.  In
+ * composing forms a byte followed by a non-ASCII code point may combine
+ * with it, so that last byte is held as the starter instead.  Words of 8
+ * bytes are scanned and folded at once; stores may run past the copied
+ * bytes (out[] has room), loads never pass the input. */
+static FS_INLINE void fs_ascii(struct fstream *fs, unsigned room, const int C,
+			       const int F)
+{
+	const unsigned char *p = fs->p, *e = fs->end;
+	unsigned char *o = fs->out + fs->outn;
+	size_t n = 0, avail = (size_t)(e - p), i;
+	if (avail > room - 8)
+		avail = room - 8;
+	/* length of the run: stop at a byte >= 0x80 or a NUL */
+	while (n + 8 <= avail) {
+		uint64_t w, m;
+		memcpy(&w, p + n, 8);
+		m = (w | ((w - 0x0101010101010101ull) & ~w)) &
+		    0x8080808080808080ull;
+		if (m) {
+			/* first flagged byte (little endian); a false NUL
+			 * flag can only follow a real one */
+			n += (size_t)__builtin_ctzll(m) >> 3;
+			goto found;
+		}
+		n += 8;
+	}
+	while (n < avail && p[n] && p[n] < 0x80)
+		n++;
+found:
+	if (n < avail && !p[n])
+		fs->bad = 1; /* NUL: ill formed; nothing else matters */
+	if (C && n && n < (size_t)(e - p) && p[n] >= 0x80) {
+		unsigned c = p[n - 1];
+		fs->st = F && c - 'A' < 26u ? c + 32 : c;
+		fs->have_st = 1;
+		n--;
+		fs->p = p + n + 1;
+	} else {
+		fs->p = p + n;
+	}
+	for (i = 0; i + 8 <= n; i += 8) {
+		uint64_t w;
+		memcpy(&w, p + i, 8);
+		if (F)
+			w = fs_lower8(w);
+		memcpy(o + i, &w, 8);
+	}
+	if (i < n && n >= 8) {
+		/* the last, partial word again, overlapping */
+		uint64_t w;
+		memcpy(&w, p + n - 8, 8);
+		if (F)
+			w = fs_lower8(w);
+		memcpy(o + n - 8, &w, 8);
+	} else if (i < n && (size_t)(e - p) >= 8) {
+		/* a short run: one word, of which only n bytes count (the
+		 * bytes past the run may be >= 0x80: fs_lower8 leaves them
+		 * alone or garbles them, and they are overwritten later) */
+		uint64_t w;
+		memcpy(&w, p, 8);
+		if (F)
+			w = fs_lower8(w & 0x7F7F7F7F7F7F7F7Full) |
+			    (w & 0x8080808080808080ull);
+		memcpy(o, &w, 8);
+	} else {
+		for (; i < n; i++) {
+			unsigned c = p[i];
+			o[i] = (unsigned char)(F && c - 'A' < 26u ? c + 32 : c);
+		}
+	}
+	fs->outn += (unsigned)n;
+}
+
+/* Copy one UTF-8 sequence of 2..4 bytes (no variable-length memcpy). */
+static FS_INLINE void fs_copy_to(unsigned char *o, const unsigned char *p,
+				 unsigned len)
+{
+	o[0] = p[0];
+	o[1] = p[1];
+	if (len > 2) {
+		o[2] = p[2];
+		if (len > 3)
+			o[3] = p[3];
+	}
+}
+
+static FS_INLINE unsigned char *fs_jamo(unsigned char *o, uint32_t j)
+{
+	o[0] = 0xE1;
+	o[1] = (unsigned char)(0x80 | (j >> 6 & 0x3F));
+	o[2] = (unsigned char)(0x80 | (j & 0x3F));
+	return o + 3;
+}
+
+static FS_INLINE unsigned char *fs_utf8(unsigned char *o, uint32_t c)
+{
+	if (c < 0x800) {
+		o[0] = (unsigned char)(0xC0 | c >> 6);
+		o[1] = (unsigned char)(0x80 | (c & 0x3F));
+		return o + 2;
+	}
+	if (c < 0x10000) {
+		o[0] = (unsigned char)(0xE0 | c >> 12);
+		o[1] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
+		o[2] = (unsigned char)(0x80 | (c & 0x3F));
+		return o + 3;
+	}
+	o[0] = (unsigned char)(0xF0 | c >> 18);
+	o[1] = (unsigned char)(0x80 | ((c >> 12) & 0x3F));
+	o[2] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
+	o[3] = (unsigned char)(0x80 | (c & 0x3F));
+	return o + 4;
+}
+
+/* In a folding form: if cp (record rid, not 0) is a starter, nobody's
+ * second element, whose only data is a fold to a single code point, the
+ * folded code point (a plain starter too, mktables checks), else 0.
+ * Upper-case letters of the bicameral scripts are the bulk of these. */
+static FS_INLINE uint32_t fs_simple_fold(const struct fstream *fs, uint32_t cp,
+					 unsigned rid)
+{
+	const struct fold_rec *r = &fold_recs[rid];
+	uint32_t m = REC_DESC(r);
+	if (REC_FIELDS(r) != F_F || M_TYPE(m) != M_DELTA || r->ccc ||
+	    (r->af & (A_DI | A_SPECIAL)) || REC_SEC(r) ||
+	    REC_AGE(r) > fs->age)
+		return 0;
+	return (uint32_t)((int32_t)cp + M_SDELTA(m));
+}
+
+/* Copy a run of non-ASCII code points that are their own keys (or, in a
+ * folding form, simple folds), with nothing held in stages 2 and 3: in
+ * decomposing forms, inert ones (and Hangul syllables, as their jamo); in
+ * composing forms, quiet ones followed by quiet ones.  Stops before
+ * anything else (including ill-formed input), leaving it decoded for the
+ * general path. */
+static FS_INLINE void fs_quiet_run(struct fstream *fs, unsigned room,
+				   const int C, const int F)
+{
+	const unsigned char *p = fs->p, *e = fs->end;
+	unsigned char *o = fs->out + fs->outn, *olim = o + room - 12;
+	uint32_t cp, to = 0;
+	unsigned len, rid;
+	if (C) {
+		len = fs_peek(fs, p, &cp, &rid);
+		if (!len || cp - SBASE < SCOUNT)
+			return;
+		if (!fs_quiet(fs, cp, rid) &&
+		    !(F && rid && (to = fs_simple_fold(fs, cp, rid)) != 0))
+			return;
+		while (o < olim) {
+			const unsigned char *q = p + len;
+			unsigned nlen = 0;
+			uint32_t nto = 0;
+			if (q < e && *q >= 0x80) {
+				/* the next one must be quiet too */
+				nlen = fs_peek(fs, q, &cp, &rid);
+				if (!nlen || cp - SBASE < SCOUNT)
+					break;
+				if (!fs_quiet(fs, cp, rid) &&
+				    !(F && rid &&
+				      (nto = fs_simple_fold(fs, cp, rid)) != 0))
+					break;
+			}
+			if (to) {
+				o = fs_utf8(o, to);
+			} else {
+				fs_copy_to(o, p, len);
+				o += len;
+			}
+			p = q;
+			if (!nlen)
+				break;
+			len = nlen;
+			to = nto;
+		}
+	} else {
+		while (p < e && *p >= 0x80 && o < olim) {
+			cp = 0;
+			len = fs_dec(p, e, &cp);
+			if (!len)
+				break;
+			rid = fold_rid(cp);
+			if (fs_inert(cp, rid)) {
+				fs_copy_to(o, p, len);
+			} else if (cp - SBASE < SCOUNT &&
+				   fs->age >= HANGUL_AGE) {
+				uint32_t s = cp - SBASE;
+				o = fs_jamo(o, LBASE + s / NCOUNT);
+				o = fs_jamo(o, VBASE + (s % NCOUNT) / TCOUNT);
+				if (s % TCOUNT)
+					o = fs_jamo(o, TBASE + s % TCOUNT);
+				p += len;
+				continue;
+			} else if (F && rid && (to = fs_simple_fold(fs, cp, rid))) {
+				o = fs_utf8(o, to);
+				p += len;
+				continue;
+			} else {
+				/* leave it decoded for the general path */
+				fs->pk_p = p;
+				fs->pk_cp = cp;
+				fs->pk_rid = rid;
+				fs->pk_len = len;
+				break;
+			}
+			o += len;
+			p += len;
+		}
+	}
+	fs->p = p;
+	fs->outn = (unsigned)(o - fs->out);
+}
+
+/* ---- the fill loop ---- */
+
+/* Bytes of a name streamed as they are (ill formed) or ASCII-folded
+ * (ascii charset). */
+static unsigned fs_fill_bytes(struct fstream *fs)
+{
+	size_t n = (size_t)(fs->end - fs->p);
+	unsigned i;
+	if (n > sizeof(fs->out))
+		n = sizeof(fs->out);
+	if (fs->mode == FS_ASCII && memchr(fs->p, 0, n)) {
+		fs->bad = 1; /* NUL: not a name */
+		return 0;
+	}
+	if (fs->mode == FS_ASCII && fs->fold) {
+		for (i = 0; i < n; i++) {
+			unsigned b = fs->p[i];
+			fs->out[i] = (unsigned char)(b - 'A' < 26u ? b + 32 : b);
+		}
+	} else {
+		memcpy(fs->out, fs->p, n);
+	}
+	fs->p += n;
+	fs->outn = (unsigned)n;
+	return fs->outn;
+}
+
+static FS_INLINE unsigned fs_fill_v(struct fstream *fs, unsigned want,
+				    const int C, const int F)
+{
+	const unsigned lim = FS_OUTCAP - FS_STEPMAX;
+	fs->outn = 0;
+	if (want > lim)
+		want = lim;
+	while (fs->outn < want && !fs->bad) {
+		const unsigned char *start = fs->p;
+		uint32_t cp;
+		unsigned rid, len;
+		if (start == fs->end) {
+			if (!fs->done) {
+				fs_flush_all(fs, C);
+				fs->done = 1;
+			}
+			break;
+		}
+#ifdef FOLD_NO_LANES
+		/* reference build for differential tests: no fast lanes */
+		if (*start < 0x80) {
+			if (!*start) {
+				fs->bad = 1;
+				break;
+			}
+			fs->p++;
+			fs_expand(fs, *start, fold_rid(*start), C, F);
+			continue;
+		}
+		len = fs_peek(fs, start, &cp, &rid);
+		if (!len) {
+			fs->bad = 1;
+			break;
+		}
+		fs->p = start + len;
+		fs_expand(fs, cp, rid, C, F);
+		continue;
+#endif
+		if (*start < 0x80) {
+			fs_flush_all(fs, C);
+			fs_ascii(fs, FS_OUTCAP - fs->outn, C, F);
+			continue;
+		}
+		if (!(fs->nns | fs->have_st)) {
+			fs_quiet_run(fs, FS_OUTCAP - fs->outn, C, F);
+			if (fs->p != start)
+				continue;
+		}
+		len = fs_peek(fs, start, &cp, &rid);
+		if (!len) {
+			fs->bad = 1;
+			break;
+		}
+		fs->p = start + len;
+		if (C) {
+			if (cp - SBASE < SCOUNT && fs->age >= HANGUL_AGE) {
+				/* a syllable is its own key unless it is LV
+				 * and a trailing jamo T (perhaps behind an
+				 * ignorable) follows: then hold it */
+				fs_flush_all(fs, C);
+				if ((cp - SBASE) % TCOUNT == 0 &&
+				    !fs_next_quiet(fs, fs->p)) {
+					fs->st = cp;
+					fs->have_st = 1;
+				} else {
+					fs_copy_to(fs->out + fs->outn, start,
+						   len);
+					fs->outn += len;
+				}
+				continue;
+			}
+			if (fs_quiet(fs, cp, rid)) {
+				fs_flush_all(fs, C);
+				if (fs_next_quiet(fs, fs->p)) {
+					fs_copy_to(fs->out + fs->outn, start,
+						   len);
+					fs->outn += len;
+					continue;
+				}
+				if (rid == 0) {
+					/* no decomposition: hold it as is */
+					fs->st = cp;
+					fs->have_st = 1;
+					continue;
+				}
+			}
+		}
+		fs_expand(fs, cp, rid, C, F);
+	}
+	return fs->outn;
+}
+
+/* One copy of the fill loop per variant. */
+static unsigned fs_fill_d(struct fstream *fs, unsigned want)
+{
+	return fs_fill_v(fs, want, 0, 0);
+}
+
+static unsigned fs_fill_df(struct fstream *fs, unsigned want)
+{
+	return fs_fill_v(fs, want, 0, 1);
+}
+
+static unsigned fs_fill_c(struct fstream *fs, unsigned want)
+{
+	return fs_fill_v(fs, want, 1, 0);
+}
+
+static unsigned fs_fill_cf(struct fstream *fs, unsigned want)
+{
+	return fs_fill_v(fs, want, 1, 1);
+}
+
+unsigned fs_fill(struct fstream *fs, unsigned want)
+{
+	if (fs->mode != FS_UNI)
+		return fs_fill_bytes(fs);
+	switch (fs->compose << 1 | fs->fold) {
+	case 0:
+		return fs_fill_d(fs, want);
+	case 1:
+		return fs_fill_df(fs, want);
+	case 2:
+		return fs_fill_c(fs, want);
+	default:
+		return fs_fill_cf(fs, want);
+	}
+}
+
