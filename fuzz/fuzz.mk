@@ -78,7 +78,7 @@ fuzz: $(FUZZ_SEEDED) fuzz-build
 
 CHECK_SUITES += lib-fuzz
 check-lib-fuzz: $(FUZZ_SEEDED)
-	@tests/lib/sum-runs.sh \
+	@sh tests/lib/sum-runs.sh \
 	  "$(FUZZ_MAKE) $(FUZZ_BINS) && echo 'fuzz targets built' && \
 	   echo '1 passed, 0 failed'" \
 	  $(foreach t,$(FUZZ_TARGETS),"log=$(FUZZ_CORPUS)/fuzz-$(t).log; \

@@ -499,7 +499,7 @@ void usage(FILE *f)
 "is at least this many times as fast (names or pairs per second) as\n"
 "ICU / utf8proc: compare NFKC_CF 1.0 / 4.0, compare CF 2.0 / 4.0, hash\n"
 "NFKC_CF 0.6 / 2.5, hash CF 1.5 / 2.5; on ascii libfold's CASEFOLD compare\n"
-"is at least 0.2 times a plain tolower+memcmp loop.  --scale F multiplies\n"
+"is at least 0.4 times a plain tolower+memcmp loop.  --scale F multiplies\n"
 "every floor (e.g. 0.5 on a very noisy machine).\n"
 "Only ratios are asserted, never times.  Ends with \"N passed, N failed\".\n");
 }
@@ -513,7 +513,7 @@ int main(int argc, char **argv)
 	bool check = false;
 	/* --check floors: about half of what a loaded 2-core machine
 	 * measures (mixed set: compare NFKC_CF 1.8x ICU, CF 4x, 7-10x
-	 * utf8proc; hash NFKC_CF 1.1x ICU, CF 3x, 5x utf8proc; ascii 0.45x
+	 * utf8proc; hash NFKC_CF 1.1x ICU, CF 3x, 5x utf8proc; ascii 0.95x
 	 * tolower+memcmp), so noise passes and a hot path made 2x slower
 	 * (or any allocation) fails.  --scale multiplies them all. */
 	struct Floor {
@@ -525,7 +525,7 @@ int main(int argc, char **argv)
 		{"hash", "NFKC_CF", 0.6, 2.5},
 		{"hash", "CF", 1.5, 2.5},
 	};
-	double min_ascii = 0.2, scale = 1.0;
+	double min_ascii = 0.4, scale = 1.0;
 	std::string only;
 
 	for (int i = 1; i < argc; i++) {

@@ -132,4 +132,15 @@ void conf_vectors(void)
 	expect_form(&c, 1, ".GIT\xE2\x80\x8C", 7, ".git", 4, "ext4 key");
 	expect_form(&plain, 1, ".GIT\xE2\x80\x8C", 7, ".git\xE2\x80\x8C", 7,
 		    "no-ignorables key");
+
+	/* U+0345: the kernel folds it to U+03B9 where it stands (a starter),
+	 * so mark order around it matters under ext4; plain FOLD_CASEFOLD
+	 * orders it as class 240 first (D145), so it does not. */
+	ck(c.flags & FOLD_KERNEL_ORDER, "ext4 profile lacks FOLD_KERNEL_ORDER");
+	expect_form(&c, 1, "a\xCD\x85\xCC\x80", 5, "a\xCE\xB9\xCC\x80", 5,
+		    "ext4 key of a U+0345 U+0300");
+	expect_form(&plain, 1, "a\xCD\x85\xCC\x80", 5, "a\xCC\x80\xCE\xB9", 5,
+		    "D145 key of a U+0345 U+0300");
+	eq(&c, "a\xCD\x85\xCC\x80", "a\xCC\x80\xCD\x85", 0);
+	eq(&plain, "a\xCD\x85\xCC\x80", "a\xCC\x80\xCD\x85", 1);
 }

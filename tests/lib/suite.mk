@@ -91,7 +91,7 @@ LIB_ASAN_ENV := ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 \
 CHECK_SUITES += lib-asan
 .PHONY: check-lib-asan
 check-lib-asan:
-	@tests/lib/sum-runs.sh \
+	@sh tests/lib/sum-runs.sh \
 	  "$(LIB_ASAN_MAKE) $(LIB_ASAN_BUILD)/test-lib-conformance \
 	     $(LIB_ASAN_BUILD)/test-lib-invalid $(LIB_ASAN_BUILD)/test-lib-icu \
 	     $(LIB_ASAN_BUILD)/NormalizationTest.txt \
