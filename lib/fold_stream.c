@@ -306,6 +306,30 @@ static FS_INLINE void fs_push(struct fstream *fs, uint32_t c, const int C)
 	fs_order(fs, c, cc | REC_SEC(r) << 8, C);
 }
 
+/* Next code point of a pool string.  The pool is generated, well-formed
+ * UTF-8, so no checks are needed here. */
+static FS_INLINE uint32_t pool_next(const unsigned char **pp)
+{
+	const unsigned char *p = *pp;
+	uint32_t c = *p++;
+	if (c >= 0x80) {
+		if (c < 0xE0) {
+			c = (c & 0x1F) << 6 | (p[0] & 0x3F);
+			p += 1;
+		} else if (c < 0xF0) {
+			c = (c & 0x0F) << 12 | (uint32_t)(p[0] & 0x3F) << 6 |
+			    (p[1] & 0x3F);
+			p += 2;
+		} else {
+			c = (c & 0x07) << 18 | (uint32_t)(p[0] & 0x3F) << 12 |
+			    (uint32_t)(p[1] & 0x3F) << 6 | (p[2] & 0x3F);
+			p += 3;
+		}
+	}
+	*pp = p;
+	return c;
+}
+
 /* Code points of a delta or pool descriptor of cp: final (no further
  * mapping) and, for an F descriptor, already folded. */
 static FS_INLINE void fs_slice(struct fstream *fs, uint32_t cp, uint32_t m,
@@ -319,22 +343,7 @@ static FS_INLINE void fs_slice(struct fstream *fs, uint32_t cp, uint32_t m,
 	p = fold_pool + M_OFF(m, cp);
 	e = p + M_LEN(m);
 	while (p < e) {
-		uint32_t c = *p++;
-		if (c >= 0x80) {
-			if (c < 0xE0) {
-				c = (c & 0x1F) << 6 | (p[0] & 0x3F);
-				p += 1;
-			} else if (c < 0xF0) {
-				c = (c & 0x0F) << 12 |
-				    (uint32_t)(p[0] & 0x3F) << 6 | (p[1] & 0x3F);
-				p += 2;
-			} else {
-				c = (c & 0x07) << 18 |
-				    (uint32_t)(p[0] & 0x3F) << 12 |
-				    (uint32_t)(p[1] & 0x3F) << 6 | (p[2] & 0x3F);
-				p += 3;
-			}
-		}
+		uint32_t c = pool_next(&p);
 		fs_push(fs, c, C);
 	}
 }
@@ -402,22 +411,7 @@ static FS_INLINE void fs_slice_final(struct fstream *fs, uint32_t cp,
 	p = fold_pool + M_OFF(m, cp);
 	e = p + M_LEN(m);
 	while (p < e) {
-		uint32_t c = *p++;
-		if (c >= 0x80) {
-			if (c < 0xE0) {
-				c = (c & 0x1F) << 6 | (p[0] & 0x3F);
-				p += 1;
-			} else if (c < 0xF0) {
-				c = (c & 0x0F) << 12 |
-				    (uint32_t)(p[0] & 0x3F) << 6 | (p[1] & 0x3F);
-				p += 2;
-			} else {
-				c = (c & 0x07) << 18 |
-				    (uint32_t)(p[0] & 0x3F) << 12 |
-				    (uint32_t)(p[1] & 0x3F) << 6 | (p[2] & 0x3F);
-				p += 3;
-			}
-		}
+		uint32_t c = pool_next(&p);
 		fs_final(fs, c, C, F);
 	}
 }
