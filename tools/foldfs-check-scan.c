@@ -167,26 +167,21 @@ static void group_insert(struct check *c, size_t i, int target)
 	int32_t head = table_find(db, table, table_mask(db->n), ctx, target,
 				  NAME(db, i), e->len, h, &slot);
 
-	if (target) {
-		if (head < 0) {
-			table[slot] = (int32_t)i;
-			e->tgroup = (int32_t)i;
-			e->tnext = -1;
-		} else {
-			e->tgroup = head;
-			e->tnext = db->ents[head].tnext;
-			db->ents[head].tnext = (int32_t)i;
-		}
+	/* The current and the --upgrade-to target classes are two chains
+	 * through the same entries; link i into the one being built. */
+	int32_t *group = target ? &e->tgroup : &e->group;
+	int32_t *next = target ? &e->tnext : &e->next;
+
+	if (head < 0) {
+		table[slot] = (int32_t)i;
+		*group = (int32_t)i;
+		*next = -1;
 	} else {
-		if (head < 0) {
-			table[slot] = (int32_t)i;
-			e->group = (int32_t)i;
-			e->next = -1;
-		} else {
-			e->group = head;
-			e->next = db->ents[head].next;
-			db->ents[head].next = (int32_t)i;
-		}
+		int32_t *head_next = target ? &db->ents[head].tnext
+					    : &db->ents[head].next;
+		*group = head;
+		*next = *head_next;
+		*head_next = (int32_t)i;
 	}
 }
 
