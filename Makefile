@@ -68,6 +68,7 @@ install: all
 	  $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/man/man1 \
 	  $(DESTDIR)$(PREFIX)/share/man/man3 $(DESTDIR)$(PREFIX)/share/man/man8
 	install -m 644 lib/fold.h $(DESTDIR)$(PREFIX)/include/fold.h
+	install -m 644 fs/foldfs_ioctl.h $(DESTDIR)$(PREFIX)/include/foldfs_ioctl.h
 	install -m 644 $(BUILD)/libfold.a $(DESTDIR)$(PREFIX)/lib/libfold.a
 	install -m 755 $(BUILD)/libfold.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf libfold.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libfold.so.$(SOVERSION)

@@ -159,17 +159,13 @@ static int find_exact(const struct dirindex *x, const char *name, size_t len,
 	return -1;
 }
 
-static int add(struct dirindex *x, const char *name, size_t len)
+/* Store a name in a free slot and the pool; not yet in any chain.
+ * Returns the slot, or -ENOMEM. */
+static long store(struct dirindex *x, const char *name, size_t len,
+		  uint64_t h)
 {
-	uint64_t h = hash_of(name, len);
-	uint32_t slot, s;
+	uint32_t slot;
 
-	if (len == 0 || len >= NAME_BUF)
-		return 0;
-	if (find_exact(x, name, len, h, NULL) >= 0)
-		return 0;
-	if (x->live + 1 > x->nbucket && rehash(x, x->nbucket * 2) < 0)
-		return -ENOMEM;
 	if (x->pool_len + len > x->pool_cap) {
 		size_t nc = x->pool_cap ? x->pool_cap * 2 : 1024;
 		while (nc < x->pool_len + len)
@@ -198,11 +194,36 @@ static int add(struct dirindex *x, const char *name, size_t len)
 	x->ent[slot].off = (uint32_t)x->pool_len;
 	x->ent[slot].len = (uint16_t)len;
 	x->ent[slot].h32 = (uint32_t)h;
+	x->ent[slot].next = 0;
 	x->pool_len += len;
-	s = (uint32_t)h & (x->nbucket - 1);
+	x->live++;
+	return slot;
+}
+
+static void chain(struct dirindex *x, uint32_t slot)
+{
+	uint32_t s = x->ent[slot].h32 & (x->nbucket - 1);
+
 	x->ent[slot].next = x->bucket[s];
 	x->bucket[s] = slot + 1;
-	x->live++;
+}
+
+static int add(struct dirindex *x, const char *name, size_t len)
+{
+	uint64_t h;
+	long slot;
+
+	if (len == 0 || len >= NAME_BUF)
+		return 0;
+	h = hash_of(name, len);
+	if (find_exact(x, name, len, h, NULL) >= 0)
+		return 0;
+	if (x->live + 1 > x->nbucket && rehash(x, x->nbucket * 2) < 0)
+		return -ENOMEM;
+	slot = store(x, name, len, h);
+	if (slot < 0)
+		return -ENOMEM;
+	chain(x, (uint32_t)slot);
 	return 0;
 }
 
@@ -300,12 +321,51 @@ struct linux_dirent64 {
 
 static void lru_evict(struct node *keep);
 
+/*
+ * The scan stores every name first and builds the chains once, with the
+ * final bucket count: growing the table name by name would relink every
+ * entry about twice over, and that is most of a big directory's build
+ * time after the hashing.  A name the directory listed twice (readdir
+ * racing with changes may do that) is dropped here.
+ */
+static int link_scanned(struct dirindex *x)
+{
+	uint32_t nb = 64;
+
+	while (nb < x->live)
+		nb *= 2;
+	if (nb != x->nbucket) {
+		uint32_t *b = calloc(nb, sizeof *b);
+		if (!b)
+			return -ENOMEM;
+		free(x->bucket);
+		x->bucket = b;
+		x->nbucket = nb;
+	}
+	for (uint32_t i = 0; i < x->nent; i++) {
+		struct ient *e = &x->ent[i];
+		if (find_exact(x, x->pool + e->off, e->len, e->h32, NULL) >= 0) {
+			/* the first copy stays; this slot goes free */
+			x->pool_dead += e->len;
+			e->len = 0;
+			e->next = x->freelist;
+			x->freelist = i + 1;
+			x->live--;
+			continue;
+		}
+		chain(x, i);
+	}
+	return 0;
+}
+
 /* Read the directory into a new index (ilock held). */
 static int scan(struct node *d, struct dirindex **out)
 {
 	struct dirstate *ds = d->dir;
 	struct dirindex *x;
-	char buf[32768];
+	/* Big reads: a huge directory then costs few getdents calls. */
+	const size_t bufsz = 256 * 1024;
+	char *buf;
 	int fd, err = 0;
 	struct stat st;
 
@@ -313,7 +373,10 @@ static int scan(struct node *d, struct dirindex **out)
 	if (fd < 0)
 		return -errno;
 	x = idx_new();
-	if (!x) {
+	buf = malloc(bufsz);
+	if (!x || !buf) {
+		idx_free(x);
+		free(buf);
 		close(fd);
 		return -ENOMEM;
 	}
@@ -326,7 +389,7 @@ static int scan(struct node *d, struct dirindex **out)
 		ds->ctime = st.st_ctim;
 	}
 	for (;;) {
-		long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
+		long n = syscall(SYS_getdents64, fd, buf, bufsz);
 		if (n < 0) {
 			err = -errno;
 			break;
@@ -341,7 +404,10 @@ static int scan(struct node *d, struct dirindex **out)
 				continue;
 			if (name_hidden(d, nm))
 				continue;
-			if (add(x, nm, strlen(nm)) < 0) {
+			size_t len = strlen(nm);
+			if (len >= NAME_BUF)
+				continue;
+			if (store(x, nm, len, hash_of(nm, len)) < 0) {
 				err = -ENOMEM;
 				break;
 			}
@@ -350,6 +416,9 @@ static int scan(struct node *d, struct dirindex **out)
 			break;
 	}
 	close(fd);
+	free(buf);
+	if (!err)
+		err = link_scanned(x);
 	if (err) {
 		idx_free(x);
 		return err;
@@ -384,7 +453,7 @@ static int scan(struct node *d, struct dirindex **out)
 int idx_ensure(struct node *d)
 {
 	struct dirstate *ds = d->dir;
-	struct dirindex *x;
+	struct dirindex *x = NULL;
 	int r;
 
 	if (ds->idx && ds->idx->gen == atomic_load(&idx_generation))

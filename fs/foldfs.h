@@ -18,6 +18,8 @@
  *   ops_dir.c    directory handles and readdir(plus)
  *   ops_xattr.c  extended attributes (hiding user.foldfs.*)
  *   ioctl.c      chattr/lsattr: FS_IOC_{GET,SET}FLAGS, FS_IOC_FS{GET,SET}XATTR
+ *   respell.c    FOLDFS_IOC_RESPELL: change only an entry's stored spelling
+ *                (the client interface is foldfs_ioctl.h)
  */
 #ifndef FOLDFS_H
 #define FOLDFS_H

@@ -11,6 +11,9 @@ FUSE3_LIBS := $(shell pkg-config --libs fuse3 2>/dev/null || echo -lfuse3)
 $(FOLDFS_OBJS): $(BUILD)/obj/fs/%.o: fs/%.c fs/foldfs.h lib/fold.h common/record.h | $(BUILD)/obj/fs/
 	$(CC) $(CFLAGS_BASE) $(FUSE3_CFLAGS) -DFOLDFS_VERSION='"$(VERSION)"' -c -o $@ $<
 
+# FOLDFS_IOC_RESPELL: the client header and the daemon side (respell.c).
+$(addprefix $(BUILD)/obj/fs/,ioctl.o main.o respell.o): fs/foldfs_ioctl.h fs/respell.h
+
 $(BUILD)/foldfs: $(FOLDFS_OBJS) $(RECORD_O) $(LIBFOLD_A)
 	$(CC) $(LDFLAGS_BASE) -o $@ $(FOLDFS_OBJS) $(RECORD_O) $(LIBFOLD_A) $(FUSE3_LIBS) -lpthread
 

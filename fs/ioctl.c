@@ -13,6 +13,8 @@
  * SOURCE -- only on an empty directory (ENOTEMPTY), only on a directory
  * (ENOTDIR), like ext4.  Every other flag, and FS_IOC_FS{GET,SET}XATTR,
  * is SOURCE's own business and forwarded to its ioctl.
+ *
+ * FOLDFS_IOC_RESPELL (foldfs_ioctl.h) is ours alone: respell.c.
  */
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64
@@ -24,6 +26,8 @@
 #include <unistd.h>
 
 #include "foldfs.h"
+#include "foldfs_ioctl.h"
+#include "respell.h"
 
 int dirh_fd(struct fuse_file_info *fi);
 
@@ -97,6 +101,11 @@ void op_ioctl(fuse_req_t req, fuse_ino_t ino, int cmd, void *arg,
 	unsigned cur;
 
 	(void)arg;
+	if ((unsigned)cmd == FOLDFS_IOC_RESPELL) {
+		/* Two char arrays: the same layout for 32-bit callers. */
+		respell_ioctl(req, n, in_buf, in_bufsz);
+		return;
+	}
 	if (flags & FUSE_IOCTL_COMPAT) {
 		fuse_reply_err(req, ENOSYS);
 		return;

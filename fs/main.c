@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -23,12 +25,14 @@
 #include <unistd.h>
 
 #include "foldfs.h"
+#include "foldfs_ioctl.h"
 
 struct foldfs F;
 
 static const char usage_text[] =
 "Usage: foldfs SOURCE MOUNTPOINT [-f] [-d] [-s] [-o OPT[,OPT...]]\n"
 "       foldfs --info SOURCE\n"
+"       foldfs --respell PATH NEWNAME\n"
 "       foldfs --help | --version\n";
 
 static const char help_text[] =
@@ -53,6 +57,11 @@ static const char help_text[] =
 "  -V, --version      print the version\n"
 "  --info SOURCE      print the encoding record of SOURCE and exit\n"
 "                     (exit status 1 if it has none)\n"
+"  --respell PATH NEWNAME\n"
+"                     change only the stored spelling of the entry PATH (any\n"
+"                     spelling of it, through a foldfs mount) to NEWNAME, a\n"
+"                     bare name equivalent to it: what `mv Foo FOO` cannot do\n"
+"                     (FOLDFS_IOC_RESPELL; exit status 1 on failure)\n"
 "\n"
 "  -o casefold        every directory of the view folds\n"
 "  -o encoding=NAME   utf8-X.Y[.Z], utf8 (newest known) or ascii; default for a\n"
@@ -101,8 +110,10 @@ static const char help_text[] =
 "  After a change through the mount returns, no spelling of the name gives a\n"
 "  stale answer.  Changes made directly in SOURCE show within `timeout`\n"
 "  seconds (at once for lookups the kernel has not cached).  A case-only\n"
-"  rename (foo -> FOO) succeeds without changing the stored spelling: the\n"
-"  kernel treats both names as the same file and never asks the daemon.\n"
+"  rename (foo -> FOO, also mv) succeeds without changing the stored\n"
+"  spelling: the kernel treats both names as the same file and never asks\n"
+"  the daemon.  Use foldfs --respell foo FOO (or rename via a temporary\n"
+"  name).\n"
 "\n"
 "Limits:\n"
 "  POSIX (fcntl) locks are kept by the kernel for the mount and do not exclude\n"
@@ -318,6 +329,155 @@ static int do_info(const char *source)
 	return 0;
 }
 
+/* ---- --respell ---------------------------------------------------------- */
+
+/* Is the directory open on fd folding?  1, 0, or -1 if it cannot say. */
+static int dir_fd_folds(int fd)
+{
+	int fl = 0;
+
+	if (ioctl(fd, FS_IOC_GETFLAGS, &fl) < 0)
+		return -1;
+	return ((unsigned)fl & FOLDFS_CASEFOLD_FL) != 0;
+}
+
+static int bare_name(const char *s)
+{
+	return *s && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, "..");
+}
+
+/* Why FOLDFS_IOC_RESPELL said EINVAL: the three reasons, told apart. */
+static void respell_einval(int fd, const char *path, const char *dir,
+			   const char *newname)
+{
+	struct fold_ctx c;
+	size_t bad = 0;
+
+	if (dir_fd_folds(fd) == 0) {
+		fprintf(stderr,
+			"foldfs: %s: the directory %s does not fold: names "
+			"there match exactly, so a plain rename changes the "
+			"spelling: mv %s %s/%s\n",
+			path, dir, path, dir, newname);
+		return;
+	}
+	if (fold_init(&c, "utf8", FOLD_CASEFOLD, 0) == 0 &&
+	    fold_validatez(&c, newname, &bad) != 0) {
+		fprintf(stderr,
+			"foldfs: %s: the new name is not well-formed UTF-8 "
+			"(byte %zu): it is equivalent only to its own bytes, "
+			"and a strict tree refuses it\n",
+			path, bad);
+		return;
+	}
+	fprintf(stderr,
+		"foldfs: %s: %s is not another spelling of the same name "
+		"(case or Unicode normalization); --respell never changes "
+		"what a name means.  For a real rename use: mv %s %s/%s\n",
+		path, newname, path, dir, newname);
+}
+
+/* foldfs --respell PATH NEWNAME: FOLDFS_IOC_RESPELL on PATH's directory. */
+static int do_respell(const char *path, const char *newname)
+{
+	struct foldfs_respell arg;
+	char *copy = strdup(path), *slash, *base;
+	const char *dir;
+	size_t len;
+	int fd, r, e;
+
+	if (!copy)
+		die("out of memory");
+	len = strlen(copy);
+	while (len > 1 && copy[len - 1] == '/')
+		copy[--len] = '\0'; /* "dir/name/" names dir/name */
+	slash = strrchr(copy, '/');
+	if (!slash) {
+		dir = ".";
+		base = copy;
+	} else if (slash == copy) {
+		dir = "/";
+		base = copy + 1;
+	} else {
+		*slash = '\0';
+		dir = copy;
+		base = slash + 1;
+	}
+	r = 1;
+	if (!bare_name(base)) {
+		fprintf(stderr, "foldfs: --respell %s: PATH must name an entry "
+				"(not /, . or ..)\n", path);
+		goto out;
+	}
+	if (!bare_name(newname)) {
+		fprintf(stderr, "foldfs: --respell: NEWNAME \"%s\" must be a "
+				"bare file name (no '/', not . or ..); the entry "
+				"stays in its directory\n", newname);
+		goto out;
+	}
+	if (strlen(base) >= sizeof arg.from || strlen(newname) >= sizeof arg.to) {
+		fprintf(stderr, "foldfs: --respell: names are limited to %d "
+				"bytes\n", FOLDFS_RESPELL_NAME_MAX - 1);
+		goto out;
+	}
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "foldfs: %s: cannot open its directory %s: "
+				"%s\n", path, dir, strerror(errno));
+		goto out;
+	}
+	memset(&arg, 0, sizeof arg);
+	memcpy(arg.from, base, strlen(base) + 1);
+	memcpy(arg.to, newname, strlen(newname) + 1);
+	if (ioctl(fd, FOLDFS_IOC_RESPELL, &arg) == 0) {
+		r = 0;
+		close(fd);
+		goto out;
+	}
+	e = errno;
+	switch (e) {
+	case ENOTTY:
+	case ENOSYS:
+		fprintf(stderr, "foldfs: %s: %s is not on a foldfs mount (or "
+				"that foldfs predates --respell); elsewhere "
+				"use mv\n", path, dir);
+		break;
+	case EINVAL:
+		respell_einval(fd, path, dir, newname);
+		break;
+	case ENOENT:
+		fprintf(stderr, "foldfs: %s: no such entry, under any "
+				"spelling\n", path);
+		break;
+	case EEXIST:
+		fprintf(stderr, "foldfs: %s: another entry is already stored "
+				"as exactly %s in %s (equivalent names created "
+				"directly in SOURCE, see foldfs-check); rename "
+				"or remove that one first\n", path, newname, dir);
+		break;
+	case EACCES:
+		fprintf(stderr, "foldfs: %s: permission denied: changing a "
+				"name needs write and search permission on %s\n",
+			path, dir);
+		break;
+	case EPERM:
+		fprintf(stderr, "foldfs: %s: operation not permitted (in a "
+				"sticky directory only the owner of the entry or "
+				"of the directory may rename it; at a folding "
+				"root the name .foldfs is reserved)\n", path);
+		break;
+	case EROFS:
+		fprintf(stderr, "foldfs: %s: read-only file system\n", path);
+		break;
+	default:
+		fprintf(stderr, "foldfs: %s: %s\n", path, strerror(e));
+	}
+	close(fd);
+out:
+	free(copy);
+	return r;
+}
+
 static const char *newest_unicode(void)
 {
 	const char *const *l;
@@ -523,6 +683,12 @@ int main(int argc, char **argv)
 				return 1;
 			}
 			return do_info(argv[i + 1]);
+		} else if (!strcmp(a, "--respell")) {
+			if (i + 3 != argc) {
+				fputs(usage_text, stderr);
+				return 1;
+			}
+			return do_respell(argv[i + 1], argv[i + 2]);
 		} else if (!strcmp(a, "-f")) {
 			F.foreground = 1;
 		} else if (!strcmp(a, "-d")) {

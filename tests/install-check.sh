@@ -16,9 +16,9 @@ else
 fi
 p=$tmp/usr
 for f in include/fold.h lib/libfold.a lib/libfold.so lib/pkgconfig/libfold.pc \
-	bin/foldfs-norm bin/foldfs-check sbin/foldfs \
+	include/foldfs_ioctl.h bin/foldfs-norm bin/foldfs-check sbin/foldfs \
 	share/man/man1/foldfs-norm.1 share/man/man8/foldfs.8 \
-	share/man/man8/foldfs-check.8 share/man/man3/libfold.3; do
+	share/man/man1/foldfs-check.1 share/man/man3/libfold.3; do
 	if [ -e "$p/$f" ]; then ok "installed $f"; else bad "missing $f"; fi
 done
 soname=$(objdump -p "$p/lib/libfold.so" 2>/dev/null | awk '/SONAME/ {print $2}')

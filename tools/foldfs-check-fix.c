@@ -369,6 +369,55 @@ static void undo_report(struct check *c, const struct undo_ent *u,
 	putc('\n', stdout);
 }
 
+/*
+ * Where the directory of entry `upto` is now.  The log names each
+ * directory as it was when the rename was made, which may be below a
+ * directory the log renamed earlier; once that earlier rename has been
+ * undone (by this run, or by a previous --undo), the path lives under
+ * the original name.  Rewrite such prefixes, older renames first
+ * skipped, until the path exists.  Returns a new string or NULL.
+ */
+static char *undo_where(const struct undo_ent *ents, size_t upto,
+			const char *dir)
+{
+	char *cur = strdup(dir);
+	struct stat st;
+
+	for (size_t hop = 0; cur && hop <= upto; hop++) {
+		size_t j;
+
+		if (stat(cur, &st) == 0)
+			return cur;
+		for (j = upto; j-- > 0;) {
+			const struct undo_ent *v = &ents[j];
+			size_t dl = strlen(v->dir), cl = strlen(cur);
+
+			/* cur == v->dir "/" v->new, or below it */
+			if (cl < dl + 1 + v->newlen ||
+			    memcmp(cur, v->dir, dl) || cur[dl] != '/' ||
+			    memcmp(cur + dl + 1, v->new, v->newlen) ||
+			    (cur[dl + 1 + v->newlen] != '/' &&
+			     cur[dl + 1 + v->newlen] != '\0'))
+				continue;
+			const char *rest = cur + dl + 1 + v->newlen;
+			char *nx = malloc(dl + 1 + v->oldlen + strlen(rest) + 1);
+			if (!nx)
+				break;
+			memcpy(nx, v->dir, dl);
+			nx[dl] = '/';
+			memcpy(nx + dl + 1, v->old, v->oldlen);
+			strcpy(nx + dl + 1 + v->oldlen, rest);
+			free(cur);
+			cur = nx;
+			break;
+		}
+		if (j == (size_t)-1)
+			break; /* no rename of the log explains it */
+	}
+	free(cur);
+	return NULL;
+}
+
 int undo_log(struct check *c, const char *logpath)
 {
 	FILE *f = fopen(logpath, "re");
@@ -461,13 +510,16 @@ int undo_log(struct check *c, const char *logpath)
 	if (!bad) {
 		for (i = n; i-- > 0;) {
 			struct undo_ent *u = &ents[i];
-			int dfd = open(u->dir, O_RDONLY | O_DIRECTORY |
-						       O_CLOEXEC);
+			char *where = undo_where(ents, i, u->dir);
+			int dfd = where ? open(where, O_RDONLY | O_DIRECTORY |
+							      O_CLOEXEC)
+					: -1;
+			int oe = where ? errno : ENOENT;
 			struct stat st;
 
+			free(where);
 			if (dfd < 0) {
-				int e = errno;
-				undo_report(c, u, "cannot open directory", e);
+				undo_report(c, u, "cannot open directory", oe);
 				status |= EXIT_OPERATIONAL;
 				continue;
 			}

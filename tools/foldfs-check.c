@@ -106,7 +106,7 @@ static void usage(FILE *f)
 "      goes on after reporting them\n"
 "  16  usage error\n"
 "\n"
-"See foldfs-check(8) for the JSON format and the rename log.\n",
+"See foldfs-check(1) for the JSON format and the rename log.\n",
 	      f);
 }
 

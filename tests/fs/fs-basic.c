@@ -5,8 +5,9 @@
  * names (strict and not), EEXIST rules, renames, the casefold attribute and
  * its inheritance, nesting, symlinks, hard links, open fds across
  * re-creation, name preservation, xattrs, a 5,000-entry directory,
- * collisions already present in SOURCE, the encoding record, and the
- * hidden .foldfs.  In the spirit of xfstests generic/556; written anew.
+ * collisions already present in SOURCE, the encoding record, the hidden
+ * .foldfs, and respelling (FOLDFS_IOC_RESPELL, foldfs --respell).  In
+ * the spirit of xfstests generic/556; written anew.
  */
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64
@@ -15,6 +16,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,8 +25,11 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
+
+#include "../../fs/foldfs_ioctl.h"
 
 #ifndef FS_CASEFOLD_FL
 #define FS_CASEFOLD_FL 0x40000000
@@ -45,7 +50,8 @@ static const char help[] =
 	"    bytes, ill-formed names, EEXIST rules, renames, chattr +F/-F,\n"
 	"    nesting, symlinks, hard links, open fds, name preservation, xattrs,\n"
 	"    a 5,000-entry directory, SOURCE collisions, the encoding record and\n"
-	"    the hidden .foldfs; unmounts everything at exit.  Must run as root\n"
+	"    the hidden .foldfs and respelling (FOLDFS_IOC_RESPELL, foldfs\n"
+	"    --respell); unmounts everything at exit.  Must run as root\n"
 	"    with /dev/fuse and fuse3 (fusermount3) installed.\n"
 	"\n"
 	"OPTIONS\n"
@@ -55,7 +61,7 @@ static const char help[] =
 	"    --only NAME     run one section: lookup illformed eexist ocreat rename\n"
 	"                    chattr nesting symlink hardlink openfd preserve xattr\n"
 	"                    bigdir collide record hidden strict compat ascii\n"
-	"                    ignorables daemon options cli\n"
+	"                    ignorables daemon options cli respell\n"
 	"    -q / -v         print only failures / every check (default)\n"
 	"\n"
 	"EXIT STATUS\n"
@@ -1190,6 +1196,364 @@ static void sec_cli(void)
 	      "missing SOURCE: non-zero exit with a message (%d) %s", rc, out);
 }
 
+/* ---- 20. respelling: FOLDFS_IOC_RESPELL and foldfs --respell ---------- */
+
+/* FOLDFS_IOC_RESPELL on directory dir; -1 with errno on failure. */
+static int respell(const char *dir, const char *from, const char *to)
+{
+	struct foldfs_respell r;
+	memset(&r, 0, sizeof r);
+	snprintf(r.from, sizeof r.from, "%s", from);
+	snprintf(r.to, sizeof r.to, "%s", to);
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	int rc = ioctl(fd, FOLDFS_IOC_RESPELL, &r);
+	int e = errno;
+	close(fd);
+	errno = e;
+	return rc;
+}
+
+/* How many of the spellings do not stat as inode ino (right now). */
+static int stale_spellings(const char *dir, const char *const *sp, ino_t ino)
+{
+	int bad = 0;
+	for (int i = 0; sp[i]; i++)
+		if (t_ino(t_path(dir, sp[i])) != ino) {
+			t_note("%s: inode %lu, want %lu", t_q(sp[i]),
+			       (unsigned long)t_ino(t_path(dir, sp[i])), (unsigned long)ino);
+			bad++;
+		}
+	return bad;
+}
+
+/* A fresh SOURCE with a folding directory "fold" (chattr +F through the
+ * view) and a plain one "plain". */
+static int respell_mount(struct t_mount *m, const char *opts)
+{
+	if (t_mount(m, t_newdir("src-respell"), opts))
+		return -1;
+	const char *fold = t_path(m->mnt, "fold");
+	CHECK_OK(mkdir(fold, 0755), "[%s] mkdir fold", opts);
+	CHECK_OK(set_casefold(fold, 1), "[%s] chattr +F fold", opts);
+	CHECK_OK(mkdir(t_path(m->mnt, "plain"), 0755), "[%s] mkdir plain", opts);
+	return 0;
+}
+
+/* What must hold in every cache mode: the stored spelling changes, and
+ * every spelling -- also those the kernel has just cached -- answers
+ * right at once, also where the change moves a collision group's winner. */
+static void respell_core(struct t_mount *m, const char *mode)
+{
+	const char *d = t_path(m->mnt, "fold"), *sd = t_path(m->src, "fold");
+	static const char *const foo[] = {"Foo", "foo", "FOO", "fOO", NULL};
+
+	CHECK_OK(mkfile(t_path(d, "Foo"), "foo data"), "[%s] create Foo", mode);
+	ino_t ino = t_ino(t_path(d, "Foo"));
+	int fd = open(t_path(d, "foo"), O_RDWR | O_CLOEXEC);
+	CHECK(fd >= 0, "[%s] open foo", mode);
+	CHECK(stale_spellings(d, foo, ino) == 0, "[%s] before: Foo foo FOO fOO are one inode", mode);
+	long n = t_dir_count(d);
+	CHECK_OK(respell(d, "foo", "FOO"), "[%s] FOLDFS_IOC_RESPELL foo -> FOO (stored Foo)", mode);
+	CHECK(t_dir_has(sd, "FOO") && !t_dir_has(sd, "Foo"), "[%s] SOURCE now stores FOO, not Foo",
+	      mode);
+	CHECK(t_dir_has(d, "FOO") && !t_dir_has(d, "Foo") && t_dir_count(d) == n,
+	      "[%s] readdir of the mount lists FOO, not Foo, same count", mode);
+	CHECK(stale_spellings(d, foo, ino) == 0,
+	      "[%s] right after: Foo foo FOO fOO still stat the same inode", mode);
+	CHECK(t_file_is(t_path(d, "Foo"), "foo data"), "[%s] old spelling Foo reads the data", mode);
+	if (fd >= 0) {
+		struct stat st;
+		CHECK(fstat(fd, &st) == 0 && st.st_ino == ino && st.st_nlink == 1,
+		      "[%s] the fd opened before is the same file, still linked", mode);
+		CHECK(pwrite(fd, "FOO", 3, 0) == 3, "[%s] write through the old fd", mode);
+		close(fd);
+		CHECK(t_file_is(t_path(d, "FOO"), "FOO data"), "[%s] FOO reads what the fd wrote", mode);
+	}
+
+	/* A directory: entries of directories are cached longest. */
+	CHECK_OK(mkdir(t_path(d, "Sub"), 0755), "[%s] mkdir Sub", mode);
+	CHECK_OK(mkfile(t_path(d, "Sub/in"), "in"), "[%s] create Sub/in", mode);
+	static const char *const sub[] = {"Sub", "sub", "SUB", NULL};
+	ino_t dino = t_ino(t_path(d, "sub"));
+	CHECK(stale_spellings(d, sub, dino) == 0, "[%s] Sub sub SUB are one directory", mode);
+	CHECK_OK(respell(d, "SUB", "sub"), "[%s] respell SUB -> sub (stored Sub)", mode);
+	CHECK(t_dir_has(sd, "sub") && !t_dir_has(sd, "Sub"), "[%s] SOURCE stores sub", mode);
+	CHECK(stale_spellings(d, sub, dino) == 0, "[%s] right after: Sub sub SUB same directory", mode);
+	CHECK(t_file_is(t_path(d, "Sub/IN"), "in"), "[%s] Sub/IN still resolves", mode);
+
+	/* Collision group made directly in SOURCE: README wins for other
+	 * spellings until it is respelled readme; then Readme wins. */
+	t_write_file(t_path(sd, "Readme"), "x");
+	t_write_file(t_path(sd, "README"), "u");
+	CHECK(t_file_is(t_path(d, "rEADME"), "u") && t_file_is(t_path(d, "README"), "u") &&
+		      t_file_is(t_path(d, "Readme"), "x"),
+	      "[%s] before: rEADME and README find README, Readme itself", mode);
+	CHECK_ERR(respell(d, "README", "Readme"), EEXIST,
+		  "[%s] respell README -> Readme: another entry is stored as Readme", mode);
+	CHECK(t_dir_has(sd, "README") && t_dir_has(sd, "Readme"), "[%s] EEXIST changed nothing",
+	      mode);
+	CHECK_OK(respell(d, "README", "readme"), "[%s] respell README -> readme", mode);
+	CHECK(t_dir_has(sd, "readme") && t_dir_has(sd, "Readme") && !t_dir_has(sd, "README"),
+	      "[%s] SOURCE: readme and Readme", mode);
+	CHECK(t_file_is(t_path(d, "rEADME"), "x") && t_file_is(t_path(d, "README"), "x"),
+	      "[%s] right after: rEADME and README now find the winner Readme (no stale answer)",
+	      mode);
+	CHECK(t_file_is(t_path(d, "readme"), "u"), "[%s] readme finds the respelled file", mode);
+
+	/* The same with directories (cached entries). */
+	char p[4300];
+	snprintf(p, sizeof p, "%s/Dd", sd);
+	mkdir(p, 0755);
+	t_write_file(t_path(p, "f"), "Dd");
+	snprintf(p, sizeof p, "%s/DD", sd);
+	mkdir(p, 0755);
+	t_write_file(t_path(p, "f"), "DD");
+	CHECK(t_file_is(t_path(d, "dd/f"), "DD") && t_file_is(t_path(d, "DD/f"), "DD"),
+	      "[%s] before: dd/f and DD/f descend into DD", mode);
+	CHECK_OK(respell(d, "DD", "dd"), "[%s] respell directory DD -> dd", mode);
+	CHECK(t_file_is(t_path(d, "DD/f"), "Dd") && t_file_is(t_path(d, "dD/f"), "Dd"),
+	      "[%s] right after: DD/f and dD/f descend into the new winner Dd", mode);
+	CHECK(t_file_is(t_path(d, "dd/f"), "DD"), "[%s] dd/f descends into the respelled dd", mode);
+}
+
+/* Run as uid/gid 4321 in a forked child: rename(2)'s permission rules. */
+static void respell_as_user(const char *d, const char *pub, const char *foldfs)
+{
+	if (setgroups(0, NULL) || setresgid(4321, 4321, 4321) || setresuid(4321, 4321, 4321)) {
+		CHECK(0, "setresuid 4321: %s", strerror(errno));
+		return;
+	}
+	CHECK_ERR(respell(d, "rootfile", "ROOTFILE"), EACCES,
+		  "user: respell in root's 0755 directory -> EACCES");
+	CHECK_OK(respell(d, "rootfile", "RootFile"),
+		 "user: a no-op respell needs no write permission (as rename(2) onto itself)");
+	CHECK_ERR(respell(pub, "rootowned", "ROOTOWNED"), EPERM,
+		  "user: respell root's file in a sticky 1777 directory -> EPERM");
+	CHECK_OK(mkfile(t_path(pub, "Mine"), "m"), "user: create pub/Mine");
+	CHECK_OK(respell(pub, "mine", "MINE"), "user: respell own file in the sticky directory");
+	char out[4096];
+	int rc = run_tool(out, sizeof out, foldfs, "--respell", t_path(d, "ROOTFILE"), "ROOTFILE",
+			  NULL);
+	CHECK(rc == 1 && contains(out, "permission denied"),
+	      "user: foldfs --respell in root's directory: exit 1, says permission denied (%d: %s)",
+	      rc, out);
+}
+
+static void sec_respell(void)
+{
+	t_section("respell: FOLDFS_IOC_RESPELL changes only the stored spelling");
+	static const char *const modes[] = {"auto", "epoch", "none"};
+	char opts[64], out[8192];
+	struct t_mount m = {0};
+	for (int i = 1; i < 3; i++) {
+		struct t_mount k = {0};
+		snprintf(opts, sizeof opts, "cache=%s", modes[i]);
+		if (respell_mount(&k, opts) == 0) {
+			respell_core(&k, opts);
+			t_umount(&k);
+		}
+	}
+	if (respell_mount(&m, "allow_other"))
+		return;
+	respell_core(&m, "allow_other (cache=auto)");
+	const char *d = t_path(m.mnt, "fold"), *sd = t_path(m.src, "fold");
+	const char *pl = t_path(m.mnt, "plain");
+
+	/* No-ops, and names that are not the same name. */
+	CHECK_OK(respell(d, "FOO", "FOO"), "respell FOO -> FOO (already stored so): no-op, 0");
+	CHECK_OK(respell(d, "foo", "FOO"), "respell foo -> FOO (stored FOO): no-op, 0");
+	CHECK(t_dir_has(sd, "FOO") && !t_dir_has(sd, "foo"), "no-ops left FOO alone");
+	CHECK_ERR(respell(d, "FOO", "bar"), EINVAL, "respell FOO -> bar (not equivalent)");
+	CHECK_ERR(respell(d, "FOO", "FOO2"), EINVAL, "respell FOO -> FOO2 (not equivalent)");
+	CHECK(t_dir_has(sd, "FOO") && !t_dir_has(sd, "bar") && !t_dir_has(sd, "FOO2"),
+	      "refused respells changed nothing");
+	CHECK_ERR(respell(d, "nothere", "NOTHERE"), ENOENT, "respell of a missing name: ENOENT");
+	CHECK_ERR(respell(d, "FOO", "a/b"), EINVAL, "new name with '/': EINVAL");
+	CHECK_ERR(respell(d, "FOO", ""), EINVAL, "empty new name: EINVAL");
+	CHECK_ERR(respell(d, "..", ".."), EINVAL, "from ..: EINVAL");
+	{
+		struct foldfs_respell r;
+		memset(&r, 'a', sizeof r.from);
+		snprintf(r.to, sizeof r.to, "A");
+		int fd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		CHECK_ERR(ioctl(fd, FOLDFS_IOC_RESPELL, &r), ENAMETOOLONG,
+			  "from without a NUL in its 256 bytes: ENAMETOOLONG");
+		if (fd >= 0)
+			close(fd);
+	}
+
+	/* Unicode: normalization and full case folding change the bytes. */
+	CHECK_OK(mkfile(t_path(d, "caf\xc3\xa9"), "c"), "create café (NFC)");
+	ino_t cafe = t_ino(t_path(d, "caf\xc3\xa9"));
+	CHECK_OK(respell(d, "CAF\xc3\x89", "cafe\xcc\x81"), "respell CAFÉ -> café in NFD");
+	CHECK(t_dir_has(sd, "cafe\xcc\x81") && !t_dir_has(sd, "caf\xc3\xa9"),
+	      "SOURCE stores the NFD bytes");
+	CHECK(t_ino(t_path(d, "caf\xc3\xa9")) == cafe, "NFC café is still the same inode");
+	CHECK_OK(mkfile(t_path(d, "Stra\xc3\x9f" "e"), "s"), "create Straße");
+	CHECK_OK(respell(d, "strasse", "STRASSE"), "respell Straße -> STRASSE (ß folds to ss)");
+	CHECK(t_dir_has(sd, "STRASSE") && t_file_is(t_path(d, "stra\xc3\x9f" "e"), "s"),
+	      "stored STRASSE, straße still finds it");
+	CHECK_ERR(respell(d, "STRASSE", "strase"), EINVAL, "STRASSE -> strase: EINVAL");
+
+	/* Ill-formed names without strict: only their own bytes. */
+	t_write_file(t_path(sd, "blob\xff"), "b");
+	CHECK_ERR(respell(d, "blob\xff", "BLOB\xff"), EINVAL,
+		  "ill-formed blob\\xff -> BLOB\\xff: not equivalent, EINVAL");
+	CHECK_OK(respell(d, "blob\xff", "blob\xff"), "ill-formed name onto itself: no-op");
+
+	/* Not a folding directory, not a directory, not foldfs. */
+	CHECK_OK(mkfile(t_path(pl, "Foo"), "p"), "create plain/Foo");
+	CHECK_ERR(respell(pl, "Foo", "FOO"), EINVAL, "respell in a plain directory: EINVAL");
+	CHECK(t_dir_has(t_path(m.src, "plain"), "Foo"), "plain/Foo unchanged");
+	{
+		struct foldfs_respell r;
+		memset(&r, 0, sizeof r);
+		snprintf(r.from, sizeof r.from, "x");
+		snprintf(r.to, sizeof r.to, "X");
+		int fd = open(t_path(d, "FOO"), O_RDONLY | O_CLOEXEC);
+		CHECK_ERR(ioctl(fd, FOLDFS_IOC_RESPELL, &r), ENOTDIR, "on a regular file: ENOTDIR");
+		if (fd >= 0)
+			close(fd);
+	}
+	CHECK_ERR(respell(m.src, "fold", "FOLD"), ENOTTY,
+		  "on a directory of SOURCE's own file system: ENOTTY (the number is free there)");
+
+	/* A directory respelled while a process works inside it. */
+	CHECK_OK(mkdir(t_path(d, "Cwd"), 0755), "mkdir Cwd");
+	CHECK_OK(mkfile(t_path(d, "Cwd/inner"), "i"), "create Cwd/inner");
+	char here[4096];
+	if (CHECK(getcwd(here, sizeof here) && chdir(t_path(d, "cwd")) == 0, "chdir fold/cwd")) {
+		ino_t cwdino = t_ino(".");
+		CHECK_OK(respell(d, "cwd", "CWD"), "respell cwd -> CWD while our cwd is inside it");
+		char buf[4096];
+		char *g = getcwd(buf, sizeof buf);
+		CHECK(g != NULL, "getcwd() inside the respelled directory works (%s)",
+		      g ? t_q(buf) : strerror(errno));
+		if (g)
+			CHECK(t_ino(buf) == cwdino, "the path getcwd() gives is our directory");
+		CHECK(t_file_is("inner", "i"), "relative open of inner works");
+		CHECK_OK(mkfile("made", "m"), "relative create of made works");
+		CHECK(t_ino(".") == cwdino, "'.' is the same directory");
+		CHECK(chdir(here) == 0, "chdir back");
+	}
+	CHECK(t_dir_has(sd, "CWD") && !t_dir_has(sd, "Cwd") && t_dir_has(t_path(sd, "CWD"), "made"),
+	      "SOURCE: CWD, with made inside");
+	CHECK(t_file_is(t_path(d, "cWd/MADE"), "m"), "cWd/MADE resolves");
+
+	/* rename(2)'s permission rules, as an unprivileged user. */
+	CHECK_OK(mkfile(t_path(d, "RootFile"), "r"), "create RootFile (root's, 0644)");
+	const char *pub = t_path(d, "pub");
+	CHECK_OK(mkdir(pub, 0755), "mkdir pub");
+	CHECK_OK(chmod(pub, 01777), "chmod 1777 pub");
+	CHECK_OK(mkfile(t_path(pub, "RootOwned"), "r"), "create pub/RootOwned");
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		respell_as_user(d, pub, t_opt.foldfs);
+		_exit(0);
+	}
+	int st = 0;
+	if (pid > 0) {
+		t_track_child(pid);
+		waitpid(pid, &st, 0);
+	}
+	CHECK(pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "unprivileged child finished");
+	struct stat sb;
+	CHECK(t_dir_has(sd, "RootFile") && t_dir_has(t_path(sd, "pub"), "RootOwned"),
+	      "refused respells left root's names alone");
+	CHECK(lstat(t_path(sd, "pub/MINE"), &sb) == 0 && sb.st_uid == 4321 &&
+		      !t_dir_has(t_path(sd, "pub"), "Mine"),
+	      "SOURCE: the user's file is now MINE, still owned by 4321");
+
+	/* mv cannot do it (documented), --respell can. */
+	CHECK_OK(mkfile(t_path(d, "MvFile"), "mv"), "create MvFile");
+	int rc = run_tool(out, sizeof out, "mv", t_path(d, "MvFile"), t_path(d, "MVFILE"), NULL, NULL);
+	t_note("mv MvFile MVFILE: exit %d: %s", rc, out);
+	CHECK(t_dir_has(sd, "MvFile") && !t_dir_has(sd, "MVFILE"),
+	      "mv MvFile MVFILE leaves the stored spelling MvFile (kernel short-cut)");
+
+	/* The command. */
+	const char *ff = t_opt.foldfs;
+	rc = run_tool(out, sizeof out, ff, "--respell", t_path(d, "mvfile"), "MVFILE", NULL);
+	CHECK(rc == 0 && t_dir_has(sd, "MVFILE") && !t_dir_has(sd, "MvFile"),
+	      "foldfs --respell fold/mvfile MVFILE: exit 0, stored MVFILE (%d: %s)", rc, out);
+	CHECK_OK(mkdir(t_path(d, "sub/CliDir"), 0755), "mkdir sub/CliDir");
+	rc = run_tool(out, sizeof out, ff, "--respell", t_path(d, "SUB/clidir/"), "CLIDIR", NULL);
+	CHECK(rc == 0 && t_dir_has(t_path(sd, "sub"), "CLIDIR"),
+	      "foldfs --respell fold/SUB/clidir/ CLIDIR (other-case parent, trailing /): exit 0 "
+	      "(%d: %s)",
+	      rc, out);
+	rc = run_tool(out, sizeof out, ff, "--respell", t_path(d, "MVFILE"), "other", NULL);
+	CHECK(rc == 1 && contains(out, "not another spelling") && contains(out, "mv "),
+	      "not equivalent: exit 1, says so and suggests mv (%d: %s)", rc, out);
+	rc = run_tool(out, sizeof out, ff, "--respell", t_path(pl, "Foo"), "FOO", NULL);
+	CHECK(rc == 1 && contains(out, "does not fold") && contains(out, "mv "),
+	      "plain directory: exit 1, says it does not fold, suggests mv (%d: %s)", rc, out);
+	rc = run_tool(out, sizeof out, ff, "--respell", t_path(d, "nothere"), "NOTHERE", NULL);
+	CHECK(rc == 1 && contains(out, "no such entry"), "missing entry: exit 1 (%d: %s)", rc, out);
+	rc = run_tool(out, sizeof out, ff, "--respell", t_path(d, "readme"), "Readme", NULL);
+	CHECK(rc == 1 && contains(out, "already stored"),
+	      "collision in SOURCE: exit 1, says another entry is stored so (%d: %s)", rc, out);
+	rc = run_tool(out, sizeof out, ff, "--respell", t_path(m.src, "fold"), "FOLD", NULL);
+	CHECK(rc == 1 && contains(out, "not on a foldfs mount"),
+	      "outside a foldfs mount: exit 1, says so (%d: %s)", rc, out);
+	rc = run_tool(out, sizeof out, ff, "--respell", t_path(d, "MVFILE"), "x/MVFILE", NULL);
+	CHECK(rc == 1 && contains(out, "bare"), "NEWNAME with '/': exit 1 (%d: %s)", rc, out);
+	rc = run_tool(out, sizeof out, ff, "--respell", t_path(d, "MVFILE"), NULL, NULL);
+	CHECK(rc == 1 && contains(out, "--respell PATH NEWNAME"),
+	      "missing NEWNAME: exit 1 with the usage (%d)", rc);
+	rc = run_tool(out, sizeof out, ff, "--help", NULL, NULL, NULL);
+	CHECK(rc == 0 && contains(out, "--respell PATH NEWNAME"), "--help documents --respell");
+
+	/* Read-only mount. */
+	t_umount(&m);
+	if (t_mount(&m, m.src, "ro") == 0) {
+		CHECK_ERR(respell(d, "FOO", "foo"), EROFS, "read-only mount: EROFS");
+		rc = run_tool(out, sizeof out, ff, "--respell", t_path(d, "FOO"), "foo", NULL);
+		CHECK(rc == 1 && contains(out, "read-only"), "read-only: exit 1, says so (%d: %s)",
+		      rc, out);
+		CHECK(t_dir_has(sd, "FOO"), "nothing changed");
+		t_umount(&m);
+	}
+
+	/* Nothing folds under -o nofold. */
+	struct t_mount nf = {0};
+	if (t_mount(&nf, t_newdir("src-respell-nofold"), "nofold") == 0) {
+		CHECK_OK(mkfile(t_path(nf.mnt, "Foo"), "n"), "nofold: create Foo");
+		CHECK_ERR(respell(nf.mnt, "Foo", "FOO"), EINVAL, "nofold mount: EINVAL");
+		CHECK(t_dir_has(nf.src, "Foo"), "nofold: Foo unchanged");
+		t_umount(&nf);
+	}
+
+	/* Strict tree, and the record's name at a folding root. */
+	const char *src = t_newdir("src-respell-strict");
+	t_write_file(t_path(src, "bad\xff"), "b");
+	t_write_file(t_path(src, ".FOLDFS"), "not the record");
+	struct t_mount s = {0};
+	if (t_mount(&s, src, "casefold,strict") == 0) {
+		CHECK_OK(mkfile(t_path(s.mnt, "good"), "g"), "strict: create good");
+		CHECK_OK(respell(s.mnt, "good", "GOOD"), "strict: respell good -> GOOD");
+		CHECK(t_dir_has(src, "GOOD"), "strict: SOURCE stores GOOD");
+		CHECK_ERR(respell(s.mnt, "GOOD", "GOOD\xff"), EINVAL,
+			  "strict: ill-formed new name: EINVAL");
+		CHECK_ERR(respell(s.mnt, "bad\xff", "bad\xff"), EINVAL,
+			  "strict: even an ill-formed stored name onto itself: EINVAL");
+		CHECK_ERR(respell(s.mnt, ".FOLDFS", ".foldfs"), EPERM,
+			  "a .FOLDFS made in SOURCE cannot take the record's name: EPERM");
+		rc = run_tool(out, sizeof out, ff, "--respell", t_path(s.mnt, "GOOD"), "good\xff",
+			      NULL);
+		CHECK(rc == 1 && contains(out, "UTF-8"),
+		      "strict: CLI says the new name is not well-formed UTF-8 (%d: %s)", rc, out);
+		t_umount(&s);
+		char rec[4096] = "";
+		t_read_file(t_path(src, ".foldfs"), rec, sizeof rec);
+		CHECK(contains(rec, "format=") && t_file_is(t_path(src, ".FOLDFS"), "not the record"),
+		      "record and .FOLDFS untouched");
+	}
+}
+
 int main(int argc, char **argv)
 {
 	t_init(argc, argv, help, extra_opt);
@@ -1254,5 +1618,7 @@ int main(int argc, char **argv)
 		sec_options();
 	if (want("cli"))
 		sec_cli();
+	if (want("respell"))
+		sec_respell();
 	return t_finish();
 }

@@ -19,7 +19,7 @@ FSTEST_DAEMON := $(BUILD)/foldfs
 ASAN_BUILD   ?= build-asan
 
 $(addprefix $(FSTEST_OBJ)/,$(addsuffix .o,$(FSTEST_PROGS) harness)): \
-  $(FSTEST_OBJ)/%.o: tests/fs/%.c tests/fs/harness.h | $(FSTEST_OBJ)/
+  $(FSTEST_OBJ)/%.o: tests/fs/%.c tests/fs/harness.h fs/foldfs_ioctl.h | $(FSTEST_OBJ)/
 	$(CC) $(CFLAGS_BASE) -c -o $@ $<
 
 $(FSTEST_EXES): $(FSTEST_BIN)/%: $(FSTEST_OBJ)/%.o $(FSTEST_OBJ)/harness.o | $(FSTEST_BIN)/
