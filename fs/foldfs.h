@@ -14,7 +14,8 @@
  *                epoch bumps, asynchronous invalidation
  *   watch.c      changes made directly in SOURCE (inotify / stamps)
  *   ops_entry.c  lookup, forget, attributes, namespace changes
- *   ops_file.c   open files: I/O, sync, locks, allocation
+ *   ops_file.c   open files: I/O, sync, allocation
+ *   ops_flock.c  flock(), with waiters kept out of the worker pool
  *   ops_dir.c    directory handles and readdir(plus)
  *   ops_xattr.c  extended attributes (hiding user.foldfs.*)
  *   ioctl.c      chattr/lsattr: FS_IOC_{GET,SET}FLAGS, FS_IOC_FS{GET,SET}XATTR

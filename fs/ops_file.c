@@ -2,7 +2,8 @@
  * ops_file.c - open files: data moves between the kernel and SOURCE with
  * as little copying as libfuse allows (read replies spliced from the
  * backing fd, writes copied straight to it), plus sync, allocation,
- * seeking, flock and copy_file_range, all on the backing descriptor.
+ * seeking and copy_file_range, all on the backing descriptor (flock:
+ * ops_flock.c).
  *
  * POSIX (fcntl) locks are not passed through: the kernel keeps them for
  * the mount itself, so they work between processes using the view but
@@ -106,15 +107,6 @@ void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
 	fuse_reply_err(req, fallocate((int)fi->fh, mode, offset, length) < 0
 				    ? errno
 				    : 0);
-}
-
-void op_flock(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
-	      int op)
-{
-	(void)ino;
-	/* A blocking LOCK_EX waits in this worker; the multithreaded loop
-	 * starts others meanwhile. */
-	fuse_reply_err(req, flock((int)fi->fh, op) < 0 ? errno : 0);
 }
 
 void op_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,

@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/fs.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -384,6 +385,143 @@ static void t_locks(const char *d)
 	close(b);
 }
 
+/* Wait for pid at most secs seconds (a hang detector, not a timing
+ * claim); 0 with *status set, or -1 if it is still running. */
+static int wait_bounded(pid_t pid, int *status, double secs)
+{
+	double end = t_now() + secs;
+
+	for (;;) {
+		pid_t r = waitpid(pid, status, WNOHANG);
+		if (r == pid)
+			return 0;
+		if (r < 0 || t_now() > end)
+			return -1;
+		t_sleep_ms(5);
+	}
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+}
+
+/* A child that opens f and waits for LOCK_EX; exit 0 when it got it,
+ * 4 on EINTR (with a SIGUSR1 handler installed without SA_RESTART).
+ * With catch_usr1, returns only once the handler is in place. */
+static pid_t flock_waiter(const char *f, int catch_usr1)
+{
+	int pfd[2] = { -1, -1 };
+	pid_t pid;
+	char c;
+
+	if (catch_usr1 && pipe(pfd) != 0)
+		return -1;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		if (catch_usr1) {
+			struct sigaction sa;
+			memset(&sa, 0, sizeof sa);
+			sa.sa_handler = on_usr1;
+			sigaction(SIGUSR1, &sa, NULL);
+			if (write(pfd[1], "r", 1) != 1)
+				_exit(5);
+		}
+		int c = open(f, O_RDWR);
+		if (c < 0)
+			_exit(2);
+		if (flock(c, LOCK_EX) != 0)
+			_exit(errno == EINTR ? 4 : 3);
+		flock(c, LOCK_UN);
+		_exit(0);
+	}
+	if (catch_usr1) {
+		close(pfd[1]);
+		if (pid > 0 && read(pfd[0], &c, 1) != 1)
+			t_note("flock waiter %d did not report ready", (int)pid);
+		close(pfd[0]);
+	}
+	return pid;
+}
+
+/* Blocking flock() waiters must not take the daemon's workers: with the
+ * lock held, many waiters, and still every other call is answered; the
+ * waiters get the lock once it is released; a waiter can be interrupted
+ * by a caught signal (EINTR) and killed. */
+static void t_flock_waiters(const char *d)
+{
+	enum { NW = 16 };
+	const char *f = t_path(d, "flockq");
+	pid_t kids[NW], p;
+	int a, st, i, waiting = 0, got = 0;
+
+	t_write_file(f, "x");
+	a = open(f, O_RDWR);
+	CHECK_OK(flock(a, LOCK_EX), "[%s] flock LOCK_EX held by the parent", L);
+	for (i = 0; i < NW; i++)
+		kids[i] = flock_waiter(f, 0);
+	t_sleep_ms(300); /* let them reach the daemon */
+	fflush(stdout);
+	p = fork();
+	if (p == 0) {
+		struct stat sb;
+		long n = t_dir_count(d);
+		int fd = open(f, O_RDONLY);
+		_exit(stat(f, &sb) == 0 && n > 0 && fd >= 0 ? 0 : 1);
+	}
+	CHECK(wait_bounded(p, &st, 30) == 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "[%s] stat, open and readdir are answered while %d flock() waiters wait",
+	      L, NW);
+	if (p > 0 && waitpid(p, &st, WNOHANG) == 0) {
+		kill(p, SIGKILL);
+		waitpid(p, &st, 0);
+	}
+	for (i = 0; i < NW; i++)
+		waiting += waitpid(kids[i], &st, WNOHANG) == 0;
+	CHECK(waiting == NW, "[%s] all %d waiters still wait while the lock is held (%d)",
+	      L, NW, waiting);
+	CHECK_OK(flock(a, LOCK_UN), "[%s] parent releases the lock", L);
+	for (i = 0; i < NW; i++)
+		got += wait_bounded(kids[i], &st, 60) == 0 && WIFEXITED(st) &&
+		       WEXITSTATUS(st) == 0;
+	CHECK(got == NW, "[%s] every waiter got the lock after the release (%d of %d)",
+	      L, got, NW);
+	for (i = 0; i < NW; i++)
+		if (waitpid(kids[i], &st, WNOHANG) == 0) {
+			kill(kids[i], SIGKILL);
+			waitpid(kids[i], &st, 0);
+		}
+
+	/* Interrupted by a caught signal: the kernel sends INTERRUPT, the
+	 * waiter answers EINTR.  The signal is repeated until the child is
+	 * gone, since the first may come before it reached flock(). */
+	CHECK_OK(flock(a, LOCK_EX), "[%s] parent locks again", L);
+	p = flock_waiter(f, 1);
+	double end = t_now() + 30;
+	int done = 0;
+	while (!done && t_now() < end) {
+		kill(p, SIGUSR1);
+		t_sleep_ms(20);
+		done = waitpid(p, &st, WNOHANG) == p;
+	}
+	CHECK(done && WIFEXITED(st) && WEXITSTATUS(st) == 4,
+	      "[%s] a waiter interrupted by a caught signal gets EINTR (%s, status %d)", L,
+	      done ? "exited" : "still waiting", done ? st : -1);
+	if (!done) {
+		kill(p, SIGKILL);
+		waitpid(p, &st, 0);
+	}
+	p = flock_waiter(f, 0);
+	t_sleep_ms(200);
+	kill(p, SIGKILL);
+	CHECK(wait_bounded(p, &st, 30) == 0 && WIFSIGNALED(st),
+	      "[%s] a waiter killed with SIGKILL goes away while the lock is held", L);
+	CHECK_OK(flock(a, LOCK_UN), "[%s] unlock", L);
+	close(a);
+	CHECK_OK(unlink(f), "[%s] remove the lock file", L);
+}
+
 static void t_readdir(const char *d)
 {
 	const char *s = t_path(d, "many");
@@ -460,6 +598,7 @@ static void posix_set(const char *d, const char *srcd, const char *label)
 	t_links(d);
 	t_attrs(d, srcd);
 	t_locks(d);
+	t_flock_waiters(d);
 	t_readdir(d);
 	t_tmpfile(d);
 }
