@@ -137,6 +137,18 @@ if out=$(mkdir "$mnt/DATA" 2>&1); then
 fi
 echo "      $out"
 
+say "Changing only the case of a stored name"
+echo "    mv cannot (the kernel sees one file under both names); foldfs --respell can:"
+show "foldfs --respell $mnt/saves/profile2.SAV Profile2.sav"
+out=$("$foldfs" --respell "$mnt/saves/profile2.SAV" Profile2.sav 2>&1) ||
+	fail "foldfs --respell: $out"
+show "ls $src/Saves        (SOURCE)"
+ls "$src/Saves" | sed 's/^/      /'
+[ -f "$src/Saves/Profile2.sav" ] && [ ! -e "$src/Saves/profile2.SAV" ] ||
+	fail "--respell did not change the stored spelling"
+show "cat $mnt/saves/profile2.SAV   (the old spelling still finds it)"
+expect "the old spelling still finds it" "level 1" cat "$mnt/saves/profile2.SAV"
+
 say "Every directory of the view carries the casefold flag (chattr/lsattr 'F')"
 show "lsattr -d $mnt/Data $mnt/Saves"
 out=$(lsattr -d "$mnt/Data" "$mnt/Saves" 2>&1) || fail "lsattr: $out"
