@@ -85,6 +85,7 @@ struct dirstate {
 	 * every change made through the mount (see coherence.c). */
 	pthread_rwlock_t ns;
 	atomic_int fold;	/* -1 not yet known, 0 plain, 1 folding */
+	_Atomic uint64_t fold_checked; /* now_ns() of the last re-read */
 
 	/* Index state, under ilock (see dirindex.c / watch.c). */
 	pthread_mutex_t ilock;
@@ -137,6 +138,10 @@ size_t node_count(void);
 /* Does this directory fold?  Reads the xattr on first use. */
 int dir_folds(struct node *d);
 void dir_set_fold(struct node *d, int on);
+/* Re-read d's casefold attribute if `timeout` has passed since the last
+ * look, and apply a change made directly in SOURCE (ioctl.c).  Called
+ * with no lock held. */
+void fold_refresh(struct node *d);
 /* "/proc/self/fd/N" for n->fd */
 void node_procname(const struct node *n, char buf[64]);
 

@@ -172,6 +172,7 @@ static struct dirstate *dirstate_new(void)
 	pthread_rwlock_init(&ds->ns, NULL);
 	pthread_mutex_init(&ds->ilock, NULL);
 	atomic_init(&ds->fold, -1);
+	atomic_init(&ds->fold_checked, 0);
 	ds->wd = -1;
 	return ds;
 }

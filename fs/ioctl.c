@@ -92,6 +92,43 @@ static int set_fold(struct node *n, int on)
 	return r;
 }
 
+/*
+ * The attribute can also change directly in SOURCE (foldfs-check
+ * --casefold-dir, setfattr, a second mount).  Lookups through a directory
+ * re-read it once `timeout` seconds have passed since the last look (the
+ * bound we give for every change made outside the mount) and apply a
+ * change as set_fold() does; whoever changed it outside answered for the
+ * names already there.
+ */
+void fold_refresh(struct node *d)
+{
+	struct dirstate *ds = d->dir;
+	uint64_t now, last;
+	int cur, on;
+
+	if (!ds || F.nofold || F.casefold_all)
+		return;
+	now = now_ns();
+	last = atomic_load(&ds->fold_checked);
+	if (now - last < (uint64_t)(F.timeout * 1e9) ||
+	    !atomic_compare_exchange_strong(&ds->fold_checked, &last, now))
+		return; /* fresh, or another lookup is looking */
+	cur = atomic_load(&ds->fold);
+	if (cur < 0)
+		return; /* never read yet: dir_folds() will */
+	on = foldfs_dir_casefold_get(d->fd) > 0;
+	if (on == cur)
+		return;
+	pthread_rwlock_wrlock(&ds->ns);
+	dir_set_fold(d, on);
+	dir_index_drop(d);
+	/* Cached answers were given under the other rule. */
+	coh_bump();
+	pthread_rwlock_unlock(&ds->ns);
+	dlog("casefold attribute of node %p changed outside: now %s",
+	     (void *)d, on ? "folding" : "plain");
+}
+
 void op_ioctl(fuse_req_t req, fuse_ino_t ino, int cmd, void *arg,
 	      struct fuse_file_info *fi, unsigned flags, const void *in_buf,
 	      size_t in_bufsz, size_t out_bufsz)

@@ -122,6 +122,7 @@ void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	struct stat st;
 	int fd, r;
 
+	fold_refresh(d);
 	ns_lock(d, 0);
 	fd = resolve(d, name, stored, &st);
 	if (fd >= 0) {

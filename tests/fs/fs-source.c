@@ -12,11 +12,14 @@
 #include "harness.h"
 
 #include <errno.h>
+#include <linux/fs.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 static const char help[] =
@@ -37,7 +40,9 @@ static const char help[] =
 	"    daemon documents the bound as its entry/attr timeout, default 1 s).\n"
 	"    With cache=none and inotify nothing is cached in folding directories\n"
 	"    and pending events are read before every lookup, so name changes must\n"
-	"    show at the very first look.\n"
+	"    show at the very first look.  Finally, in a per-directory mount, the\n"
+	"    casefold attribute is set and removed directly in SOURCE and must\n"
+	"    take effect within the same bound.\n"
 	"\n"
 	"EXIT STATUS\n"
 	"    0 if every check passed, 1 otherwise; last line \"N passed, N failed\".\n";
@@ -265,6 +270,46 @@ static void run_watch(const char *spec)
 	t_umount(&m);
 }
 
+/* The casefold attribute set or cleared directly in SOURCE (what
+ * foldfs-check --casefold-dir does) takes effect in a mounted per-
+ * directory view within the bound, and lsattr agrees. */
+static void run_attr(void)
+{
+	t_section("per-directory mount: casefold attribute changed directly in SOURCE");
+	const char *src = t_newdir("src-attr");
+	struct t_mount m = {0};
+	struct stat st;
+	if (t_mount(&m, src, "watch=inotify"))
+		return;
+	const char *v = m.mnt;
+	worst = 0;
+	immediate = 0;
+	CHECK_OK(mkdir(t_path(v, "Plain"), 0755), "view: mkdir Plain (not folding)");
+	CHECK_OK(t_write_file(t_path(v, "Plain/Readme.TXT"), "r"), "view: create Plain/Readme.TXT");
+	CHECK_ERR(stat(t_path(v, "Plain/README.txt"), &st), ENOENT,
+		  "view: README.txt is another name in a plain directory");
+	CHECK_OK(setxattr(t_path(src, "Plain"), "user.foldfs.casefold", "1", 1, 0),
+		 "SOURCE: set user.foldfs.casefold on Plain (as foldfs-check --casefold-dir)");
+	await("-> view Plain folds: README.txt finds Readme.TXT",
+	      W(CONTENT, t_path(v, "Plain/README.txt"), "r"));
+	int fd = open(t_path(v, "Plain"), O_RDONLY | O_DIRECTORY);
+	unsigned fl = 0;
+	int got = fd >= 0 && ioctl(fd, FS_IOC_GETFLAGS, &fl) == 0;
+	CHECK(got && (fl & 0x40000000),
+	      "-> lsattr (FS_IOC_GETFLAGS) shows the casefold flag (0x%x)", fl);
+	if (fd >= 0)
+		close(fd);
+	CHECK_ERR(mkdir(t_path(v, "Plain/README.TXT"), 0755), EEXIST,
+		  "-> creating an equivalent name is refused");
+	CHECK_OK(removexattr(t_path(src, "Plain"), "user.foldfs.casefold"),
+		 "SOURCE: remove the attribute again");
+	await("-> view Plain is plain again: README.txt absent",
+	      W(ABSENT, t_path(v, "Plain/README.txt"), NULL));
+	CHECK_OK(stat(t_path(v, "Plain/Readme.TXT"), &st), "-> the stored name still works");
+	printf("   attribute: worst delay %.2f s (bound %.1f s)\n", worst, bound);
+	t_umount(&m);
+}
+
 int main(int argc, char **argv)
 {
 	t_init(argc, argv, help, extra_opt);
@@ -272,5 +317,6 @@ int main(int argc, char **argv)
 	snprintf(list, sizeof list, "%s", watches);
 	for (char *save, *w = strtok_r(list, ",", &save); w; w = strtok_r(NULL, ",", &save))
 		run_watch(w);
+	run_attr();
 	return t_finish();
 }
