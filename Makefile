@@ -41,6 +41,7 @@ include tools/mktables.mk
 -include tests/tests.mk
 -include bench/bench.mk
 -include fuzz/fuzz.mk
+-include fuzz/fuzz-fs.mk
 
 real-all: $(ALL_TARGETS)
 

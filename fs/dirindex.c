@@ -358,6 +358,33 @@ static int link_scanned(struct dirindex *x)
 	return 0;
 }
 
+/* Store one listed name as scan() does (skipping what it skips). */
+static int store_listed(struct dirindex *x, const char *nm)
+{
+	size_t len = strlen(nm);
+
+	if (len == 0 || len >= NAME_BUF)
+		return 0;
+	return store(x, nm, len, hash_of(nm, len)) < 0 ? -ENOMEM : 0;
+}
+
+struct dirindex *idx_from_names(const char *const *names, size_t n)
+{
+	struct dirindex *x = idx_new();
+
+	for (size_t i = 0; x && i < n; i++) {
+		if (store_listed(x, names[i]) < 0) {
+			idx_free(x);
+			return NULL;
+		}
+	}
+	if (x && link_scanned(x) < 0) {
+		idx_free(x);
+		return NULL;
+	}
+	return x;
+}
+
 /* Read the directory into a new index (ilock held). */
 static int scan(struct node *d, struct dirindex **out)
 {
@@ -404,13 +431,9 @@ static int scan(struct node *d, struct dirindex **out)
 				continue;
 			if (name_hidden(d, nm))
 				continue;
-			size_t len = strlen(nm);
-			if (len >= NAME_BUF)
-				continue;
-			if (store(x, nm, len, hash_of(nm, len)) < 0) {
-				err = -ENOMEM;
+			err = store_listed(x, nm);
+			if (err)
 				break;
-			}
 		}
 		if (err)
 			break;

@@ -185,6 +185,9 @@ void idx_mark_stale(struct node *d);
 /* Winner among the names equivalent to name (bytewise smallest); copies
  * it into out[NAME_BUF].  Returns 0 or -ENOENT. */
 int idx_winner(struct dirindex *x, const char *name, char *out);
+/* An index of these names, built as a directory scan builds one (for the
+ * fuzzer; the daemon builds from readdir).  NULL when out of memory. */
+struct dirindex *idx_from_names(const char *const *names, size_t n);
 void idx_add(struct dirindex *x, const char *name);
 void idx_del(struct dirindex *x, const char *name);
 int idx_has(struct dirindex *x, const char *name);
