@@ -1,12 +1,15 @@
-# fuzz/fuzz-fs.mk - libFuzzer target for the daemon's per-directory fold
-# index (fs/dirindex.c against a model, fuzz/fuzz-index.c).  Built like
-# the libfold targets (fuzz/fuzz.mk): clang, ASan+UBSan, into
-# $(FUZZ_BUILD) by a sub-make.
+# fuzz/fuzz-fs.mk - libFuzzer targets for the daemon's name handling
+# outside libfold: its per-directory fold index (fs/dirindex.c against a
+# model, fuzz/fuzz-index.c) and the encoding record parser every mount
+# reads (common/record.c, fuzz/fuzz-record.c).  Built like the libfold
+# targets (fuzz/fuzz.mk): clang, ASan+UBSan, into $(FUZZ_BUILD) by a
+# sub-make.
 #
-#   make fuzz            also runs fuzz-index for FUZZ_SECONDS
-#   make check-fs-fuzz   suite: fuzz-index for LIB_FUZZ_SECONDS (15)
+#   make fuzz            also runs these for FUZZ_SECONDS each
+#   make check-fs-fuzz   suite: each for LIB_FUZZ_SECONDS (15)
 
-FUZZ_INDEX := $(FUZZ_BUILD)/fuzz-index
+FUZZ_FS_TARGETS := index record
+FUZZ_FS_BINS := $(FUZZ_FS_TARGETS:%=$(FUZZ_BUILD)/fuzz-%)
 
 $(FZ_OBJ)/fuzz-index.o: fuzz/fuzz-index.c fs/foldfs.h $(FZ_HDRS)
 	@mkdir -p $(@D)
@@ -16,25 +19,28 @@ $(FZ_OBJ)/fuzz-index.o: fuzz/fuzz-index.c fs/foldfs.h $(FZ_HDRS)
 $(BUILD)/fuzz-index: $(FZ_OBJ)/fuzz-index.o $(BUILD)/obj/fs/dirindex.o \
 		$(LIBFOLD_A)
 	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^ -lpthread
+$(BUILD)/fuzz-record: $(FZ_OBJ)/fuzz-record.o $(RECORD_O) $(LIBFOLD_A)
+	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^
 
-FUZZ_INDEX_RUN = log=$(FUZZ_CORPUS)/fuzz-index.log; mkdir -p $(FUZZ_CORPUS)/index; \
-	$(FUZZ_INDEX) $(FUZZ_RUN_FLAGS) -max_total_time=$(1) \
-	  -artifact_prefix=$(FUZZ_CORPUS)/crash-index- $(FUZZ_CORPUS)/index \
+# $(1) target, $(2) seconds
+FUZZ_FS_RUN = log=$(FUZZ_CORPUS)/fuzz-$(1).log; mkdir -p $(FUZZ_CORPUS)/$(1); \
+	$(FUZZ_BUILD)/fuzz-$(1) $(FUZZ_RUN_FLAGS) -max_total_time=$(2) \
+	  -artifact_prefix=$(FUZZ_CORPUS)/crash-$(1)- $(FUZZ_CORPUS)/$(1) \
 	  >$$log 2>&1; rc=$$?; \
 	grep -v -e '^\#[0-9]' -e '^"' $$log | tail -n 30; \
-	if [ $$rc -eq 0 ]; then echo "fuzz-index: $(1) s, no failure"; \
+	if [ $$rc -eq 0 ]; then echo "fuzz-$(1): $(2) s, no failure"; \
 	  echo '1 passed, 0 failed'; \
-	else echo "fuzz-index: FAILED (exit $$rc), log $$log"; \
+	else echo "fuzz-$(1): FAILED (exit $$rc), log $$log"; \
 	  echo '0 passed, 1 failed'; exit 1; fi
 
-.PHONY: check-fs-fuzz fuzz-index-run
-fuzz: fuzz-index-run
-fuzz-index-run:
-	@$(FUZZ_MAKE) $(FUZZ_INDEX)
-	@$(call FUZZ_INDEX_RUN,$(FUZZ_SECONDS))
+.PHONY: check-fs-fuzz fuzz-fs-run
+fuzz: fuzz-fs-run
+fuzz-fs-run:
+	@$(FUZZ_MAKE) $(FUZZ_FS_BINS)
+	@$(foreach t,$(FUZZ_FS_TARGETS),$(call FUZZ_FS_RUN,$(t),$(FUZZ_SECONDS));)
 
 CHECK_SUITES += fs-fuzz
 check-fs-fuzz:
-	@$(FUZZ_MAKE) $(FUZZ_INDEX) && echo 'fuzz-index built' && \
+	@$(FUZZ_MAKE) $(FUZZ_FS_BINS) && echo 'fuzz targets built' && \
 	  echo '1 passed, 0 failed'
-	@$(call FUZZ_INDEX_RUN,$(LIB_FUZZ_SECONDS))
+	@$(foreach t,$(FUZZ_FS_TARGETS),$(call FUZZ_FS_RUN,$(t),$(LIB_FUZZ_SECONDS));)
