@@ -1,14 +1,15 @@
-# fuzz/fuzz-fs.mk - libFuzzer targets for the daemon's name handling
-# outside libfold: its per-directory fold index (fs/dirindex.c against a
-# model, fuzz/fuzz-index.c) and the encoding record parser every mount
-# reads (common/record.c, fuzz/fuzz-record.c).  Built like the libfold
+# fuzz/fuzz-fs.mk - libFuzzer targets for name handling outside libfold:
+# the daemon's per-directory fold index (fs/dirindex.c against a model,
+# fuzz/fuzz-index.c), the encoding record parser every mount reads
+# (common/record.c, fuzz/fuzz-record.c) and the tools' UTF-8 decoder
+# against libfold's validator (tools/u8.c, fuzz/fuzz-u8.c).  Built like the libfold
 # targets (fuzz/fuzz.mk): clang, ASan+UBSan, into $(FUZZ_BUILD) by a
 # sub-make.
 #
 #   make fuzz            also runs these for FUZZ_SECONDS each
 #   make check-fs-fuzz   suite: each for LIB_FUZZ_SECONDS (15)
 
-FUZZ_FS_TARGETS := index record
+FUZZ_FS_TARGETS := index record u8
 FUZZ_FS_BINS := $(FUZZ_FS_TARGETS:%=$(FUZZ_BUILD)/fuzz-%)
 
 $(FZ_OBJ)/fuzz-index.o: fuzz/fuzz-index.c fs/foldfs.h $(FZ_HDRS)
@@ -20,6 +21,11 @@ $(BUILD)/fuzz-index: $(FZ_OBJ)/fuzz-index.o $(BUILD)/obj/fs/dirindex.o \
 		$(LIBFOLD_A)
 	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^ -lpthread
 $(BUILD)/fuzz-record: $(FZ_OBJ)/fuzz-record.o $(RECORD_O) $(LIBFOLD_A)
+	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^
+$(FZ_OBJ)/fuzz-u8.o: fuzz/fuzz-u8.c tools/u8.h $(FZ_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) -Itools -c -o $@ $<
+$(BUILD)/fuzz-u8: $(FZ_OBJ)/fuzz-u8.o $(BUILD)/obj/tools/u8.o $(LIBFOLD_A)
 	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^
 
 # $(1) target, $(2) seconds
