@@ -1,15 +1,17 @@
 # fuzz/fuzz-fs.mk - libFuzzer targets for name handling outside libfold:
 # the daemon's per-directory fold index (fs/dirindex.c against a model,
 # fuzz/fuzz-index.c), the encoding record parser every mount reads
-# (common/record.c, fuzz/fuzz-record.c) and the tools' UTF-8 decoder
-# against libfold's validator (tools/u8.c, fuzz/fuzz-u8.c).  Built like the libfold
+# (common/record.c, fuzz/fuzz-record.c), the tools' UTF-8 decoder
+# against libfold's validator (tools/u8.c, fuzz/fuzz-u8.c) and the
+# parser of foldfs-check's rename log (tools/foldfs-check-undo.c,
+# fuzz/fuzz-undo.c).  Built like the libfold
 # targets (fuzz/fuzz.mk): clang, ASan+UBSan, into $(FUZZ_BUILD) by a
 # sub-make.
 #
 #   make fuzz            also runs these for FUZZ_SECONDS each
 #   make check-fs-fuzz   suite: each for LIB_FUZZ_SECONDS (15)
 
-FUZZ_FS_TARGETS := index record u8
+FUZZ_FS_TARGETS := index record u8 undo
 FUZZ_FS_BINS := $(FUZZ_FS_TARGETS:%=$(FUZZ_BUILD)/fuzz-%)
 
 $(FZ_OBJ)/fuzz-index.o: fuzz/fuzz-index.c fs/foldfs.h $(FZ_HDRS)
@@ -27,9 +29,21 @@ $(FZ_OBJ)/fuzz-u8.o: fuzz/fuzz-u8.c tools/u8.h $(FZ_HDRS)
 	$(CC) $(CFLAGS_BASE) -Itools -c -o $@ $<
 $(BUILD)/fuzz-u8: $(FZ_OBJ)/fuzz-u8.o $(BUILD)/obj/tools/u8.o $(LIBFOLD_A)
 	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^
+$(FZ_OBJ)/fuzz-undo.o: fuzz/fuzz-undo.c tools/foldfs-check.h $(FZ_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) -Itools -c -o $@ $<
+$(BUILD)/fuzz-undo: $(FZ_OBJ)/fuzz-undo.o \
+		$(addprefix $(BUILD)/obj/tools/,foldfs-check-undo.o \
+		  foldfs-check-report.o u8.o) $(RECORD_O) $(LIBFOLD_A)
+	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^
+
+# A valid input of each text format, so that runs start past the header.
+FUZZ_SEED_record = format=1\nencoding=utf8-12.1.0\nflags=strict\ncreated=2026-01-01T00:00:00Z\ncreator=foldfs 0.1.0\n
+FUZZ_SEED_undo = \# foldfs-check rename log, format 1\nrename 2f746d70 52 72\nfailed 2f 41 61\n
 
 # $(1) target, $(2) seconds
 FUZZ_FS_RUN = log=$(FUZZ_CORPUS)/fuzz-$(1).log; mkdir -p $(FUZZ_CORPUS)/$(1); \
+	$(if $(FUZZ_SEED_$(1)),printf '$(FUZZ_SEED_$(1))' >$(FUZZ_CORPUS)/$(1)/seed;) \
 	$(FUZZ_BUILD)/fuzz-$(1) $(FUZZ_RUN_FLAGS) -max_total_time=$(2) \
 	  -artifact_prefix=$(FUZZ_CORPUS)/crash-$(1)- $(FUZZ_CORPUS)/$(1) \
 	  >$$log 2>&1; rc=$$?; \

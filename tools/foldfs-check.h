@@ -4,7 +4,8 @@
  *   foldfs-check-walk.c    one-pass tree walk with a bounded number of fds
  *   foldfs-check-scan.c    per-directory analysis (collisions, ill-formed
  *                          names, what-if comparison against another ctx)
- *   foldfs-check-fix.c     collision renames, the undo log, --undo
+ *   foldfs-check-fix.c     collision renames and their log
+ *   foldfs-check-undo.c    --undo: parse the log, reverse its renames
  *   foldfs-check-report.c  text and JSON Lines output, name escaping
  */
 #ifndef FOLDFS_CHECK_H
@@ -147,6 +148,20 @@ void fix_close_log(struct check *c);
 /* Rename entry i of db (in dirfd) to a unique spelling; 0 or -errno. */
 int fix_rename(struct check *c, int dirfd, const char *path, size_t pathlen,
 	       size_t i);
+
+/* undo.c */
+#define LOG_MAGIC "# foldfs-check rename log, format 1"
+/* One "rename" line of a log: in dir, old was renamed to new. */
+struct undo_ent {
+	char *dir, *old, *new;
+	size_t oldlen, newlen;
+	int line;
+};
+/* Parse a whole log; 0 with the renames (oldest first), or -1 for a log
+ * that is damaged or not a log (messages to msgs, if not NULL). */
+int undo_parse(FILE *f, const char *logpath, FILE *msgs,
+	       struct undo_ent **ents, size_t *n);
+void undo_free(struct undo_ent *ents, size_t n);
 int undo_log(struct check *c, const char *logpath);
 
 /* report.c */

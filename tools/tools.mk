@@ -19,7 +19,7 @@ FOLDFS_NORM_OBJS := $(BUILD)/obj/tools/foldfs-norm.o $(BUILD)/obj/tools/u8.o
 FOLDFS_CHECK := $(BUILD)/foldfs-check
 FOLDFS_CHECK_SRCS := tools/foldfs-check.c tools/foldfs-check-walk.c \
 	tools/foldfs-check-scan.c tools/foldfs-check-fix.c \
-	tools/foldfs-check-report.c tools/u8.c
+	tools/foldfs-check-undo.c tools/foldfs-check-report.c tools/u8.c
 FOLDFS_CHECK_OBJS := $(FOLDFS_CHECK_SRCS:tools/%.c=$(BUILD)/obj/tools/%.o)
 
 $(sort $(FOLDFS_NORM_OBJS) $(FOLDFS_CHECK_OBJS)): $(BUILD)/obj/tools/%.o: tools/%.c \

@@ -1,0 +1,330 @@
+/*
+ * foldfs-check-undo.c - --undo: reverse the renames of a log written by
+ * --fix (format in foldfs-check-fix.c), newest first.
+ *
+ * The whole log is parsed before anything is touched, so a damaged log
+ * undoes nothing.  Each rename is reversed with RENAME_NOREPLACE: an
+ * original name that came back meanwhile is never overwritten (reported
+ * as a conflict).  A rename the log names but that never happened (the
+ * process died between logging and renaming), or that a previous --undo
+ * already reversed, is recognised by its state and skipped, so --undo can
+ * be run again safely.
+ */
+#define _GNU_SOURCE
+#define _FILE_OFFSET_BITS 64
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "foldfs-check.h"
+
+static int unhex(const char *h, size_t n, char **out, size_t *outlen)
+{
+	size_t i;
+	char *o;
+
+	if (n % 2)
+		return -1;
+	o = malloc(n / 2 + 1);
+	if (!o)
+		return -1;
+	for (i = 0; i < n / 2; i++) {
+		int v = 0, k;
+
+		for (k = 0; k < 2; k++) {
+			char ch = h[2 * i + (size_t)k];
+
+			v <<= 4;
+			if (ch >= '0' && ch <= '9')
+				v |= ch - '0';
+			else if (ch >= 'a' && ch <= 'f')
+				v |= ch - 'a' + 10;
+			else if (ch >= 'A' && ch <= 'F')
+				v |= ch - 'A' + 10;
+			else {
+				free(o);
+				return -1;
+			}
+		}
+		o[i] = (char)v;
+	}
+	o[n / 2] = '\0';
+	if (memchr(o, '\0', n / 2)) {
+		free(o);
+		return -1;
+	}
+	*out = o;
+	if (outlen)
+		*outlen = n / 2;
+	return 0;
+}
+
+static void undo_report(struct check *c, const struct undo_ent *u,
+			const char *status, int err)
+{
+	if (c->json) {
+		fputs("{\"type\":\"undo\",", stdout);
+		rep_json_name(stdout, "dir", u->dir, strlen(u->dir));
+		putc(',', stdout);
+		rep_json_name(stdout, "from", u->new, u->newlen);
+		putc(',', stdout);
+		rep_json_name(stdout, "to", u->old, u->oldlen);
+		printf(",\"line\":%d,\"status\":\"%s\"", u->line, status);
+		if (err) {
+			fputs(",\"error\":", stdout);
+			rep_json_str(stdout, strerror(err),
+				     strlen(strerror(err)));
+		}
+		fputs("}\n", stdout);
+		return;
+	}
+	if (c->quiet && !err)
+		return;
+	rep_escape(stdout, u->dir, strlen(u->dir));
+	printf(": %s '", status);
+	rep_escape(stdout, u->new, u->newlen);
+	fputs("' -> '", stdout);
+	rep_escape(stdout, u->old, u->oldlen);
+	putc('\'', stdout);
+	if (err)
+		printf(": %s", strerror(err));
+	putc('\n', stdout);
+}
+
+/*
+ * Where the directory of entry `upto` is now.  The log names each
+ * directory as it was when the rename was made, which may be below a
+ * directory the log renamed earlier; once that earlier rename has been
+ * undone (by this run, or by a previous --undo), the path lives under
+ * the original name.  Rewrite such prefixes, older renames first
+ * skipped, until the path exists.  Returns a new string or NULL.
+ */
+static char *undo_where(const struct undo_ent *ents, size_t upto,
+			const char *dir)
+{
+	char *cur = strdup(dir);
+	struct stat st;
+
+	for (size_t hop = 0; cur && hop <= upto; hop++) {
+		size_t j;
+
+		if (stat(cur, &st) == 0)
+			return cur;
+		for (j = upto; j-- > 0;) {
+			const struct undo_ent *v = &ents[j];
+			size_t dl = strlen(v->dir), cl = strlen(cur);
+
+			/* cur == v->dir "/" v->new, or below it */
+			if (cl < dl + 1 + v->newlen ||
+			    memcmp(cur, v->dir, dl) || cur[dl] != '/' ||
+			    memcmp(cur + dl + 1, v->new, v->newlen) ||
+			    (cur[dl + 1 + v->newlen] != '/' &&
+			     cur[dl + 1 + v->newlen] != '\0'))
+				continue;
+			const char *rest = cur + dl + 1 + v->newlen;
+			char *nx = malloc(dl + 1 + v->oldlen + strlen(rest) + 1);
+			if (!nx)
+				break;
+			memcpy(nx, v->dir, dl);
+			nx[dl] = '/';
+			memcpy(nx + dl + 1, v->old, v->oldlen);
+			strcpy(nx + dl + 1 + v->oldlen, rest);
+			free(cur);
+			cur = nx;
+			break;
+		}
+		if (j == (size_t)-1)
+			break; /* no rename of the log explains it */
+	}
+	free(cur);
+	return NULL;
+}
+
+void undo_free(struct undo_ent *ents, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(ents[i].dir);
+		free(ents[i].old);
+		free(ents[i].new);
+	}
+	free(ents);
+}
+
+int undo_parse(FILE *f, const char *logpath, FILE *msgs,
+	       struct undo_ent **out, size_t *nout)
+{
+	struct undo_ent *ents = NULL;
+	size_t n = 0, cap = 0, len = 0;
+	char *line = NULL;
+	ssize_t got;
+	int lineno = 0, bad = 0;
+
+#define MSG(...) (msgs ? (void)fprintf(msgs, __VA_ARGS__) : (void)0)
+	while ((got = getline(&line, &len, f)) > 0) {
+		char *w[4], *p = line, *save = NULL;
+		int k;
+
+		lineno++;
+		if (line[got - 1] != '\n') {
+			MSG("foldfs-check: %s: line %d: truncated line "
+			    "(ignored: its rename was never attempted)\n",
+			    logpath, lineno);
+			break;
+		}
+		line[got - 1] = '\0';
+		if (lineno == 1 && strncmp(line, LOG_MAGIC, strlen(LOG_MAGIC))) {
+			MSG("foldfs-check: %s: not a foldfs-check rename log\n",
+			    logpath);
+			bad = 1;
+			break;
+		}
+		if (line[0] == '#' || !line[0])
+			continue;
+		if (memchr(line, '\0', (size_t)got - 1)) {
+			MSG("foldfs-check: %s: line %d: NUL byte\n", logpath,
+			    lineno);
+			bad = 1;
+			break;
+		}
+		for (k = 0; k < 4; k++, p = NULL) {
+			w[k] = strtok_r(p, " ", &save);
+			if (!w[k])
+				break;
+		}
+		if (k < 4 || strtok_r(NULL, " ", &save) ||
+		    (strcmp(w[0], "rename") && strcmp(w[0], "failed"))) {
+			MSG("foldfs-check: %s: line %d: malformed\n", logpath,
+			    lineno);
+			bad = 1;
+			break;
+		}
+		if (!strcmp(w[0], "failed"))
+			continue; /* documented attempt; state decides */
+		if (n == cap) {
+			size_t nc = cap ? cap * 2 : 64;
+			struct undo_ent *ne = realloc(ents, nc * sizeof *ne);
+
+			if (!ne) {
+				bad = 1;
+				break;
+			}
+			ents = ne;
+			cap = nc;
+		}
+		struct undo_ent *u = &ents[n];
+		memset(u, 0, sizeof *u);
+		u->line = lineno;
+		if (unhex(w[1], strlen(w[1]), &u->dir, NULL) ||
+		    unhex(w[2], strlen(w[2]), &u->old, &u->oldlen) ||
+		    unhex(w[3], strlen(w[3]), &u->new, &u->newlen) ||
+		    !u->oldlen || !u->newlen || memchr(u->old, '/', u->oldlen) ||
+		    memchr(u->new, '/', u->newlen)) {
+			MSG("foldfs-check: %s: line %d: bad hex field\n",
+			    logpath, lineno);
+			free(u->dir);
+			free(u->old);
+			free(u->new);
+			bad = 1;
+			break;
+		}
+		n++;
+	}
+#undef MSG
+	if (ferror(f)) {
+		if (msgs)
+			fprintf(msgs, "foldfs-check: %s: read error\n", logpath);
+		bad = 1;
+	}
+	free(line);
+	if (bad) {
+		undo_free(ents, n);
+		return -1;
+	}
+	*out = ents;
+	*nout = n;
+	return 0;
+}
+
+int undo_log(struct check *c, const char *logpath)
+{
+	FILE *f = fopen(logpath, "re");
+	struct undo_ent *ents = NULL;
+	size_t n = 0, i;
+	int status = EXIT_CLEAN, r;
+	unsigned long restored = 0, skipped = 0, conflicts = 0;
+
+	if (!f) {
+		fprintf(stderr, "foldfs-check: %s: %s\n", logpath,
+			strerror(errno));
+		return EXIT_OPERATIONAL;
+	}
+	r = undo_parse(f, logpath, stderr, &ents, &n);
+	fclose(f);
+	if (r == 0) {
+		for (i = n; i-- > 0;) {
+			struct undo_ent *u = &ents[i];
+			char *where = undo_where(ents, i, u->dir);
+			int dfd = where ? open(where, O_RDONLY | O_DIRECTORY |
+							      O_CLOEXEC)
+					: -1;
+			int oe = where ? errno : ENOENT;
+			struct stat st;
+
+			free(where);
+			if (dfd < 0) {
+				undo_report(c, u, "cannot open directory", oe);
+				status |= EXIT_OPERATIONAL;
+				continue;
+			}
+			int e = renameat2(dfd, u->new, dfd, u->old,
+					  RENAME_NOREPLACE) == 0
+					? 0
+					: errno;
+
+			if (!e) {
+				restored++;
+				undo_report(c, u, "restored", 0);
+			} else if (e == ENOENT &&
+				   fstatat(dfd, u->old, &st,
+					   AT_SYMLINK_NOFOLLOW) == 0) {
+				/* Logged, but the rename never happened (or
+				 * was already undone). */
+				skipped++;
+				undo_report(c, u, "not renamed; skipped", 0);
+			} else if (e == EEXIST) {
+				conflicts++;
+				undo_report(c, u,
+					    "conflict, original name taken; "
+					    "left as is",
+					    EEXIST);
+				status |= EXIT_UNCORRECTED;
+			} else {
+				conflicts++;
+				undo_report(c, u, "cannot restore", e);
+				status |= e == ENOENT ? EXIT_UNCORRECTED
+						      : EXIT_OPERATIONAL;
+			}
+			close(dfd);
+		}
+	} else {
+		status = EXIT_OPERATIONAL;
+	}
+	undo_free(ents, n);
+	if (c->json) {
+		printf("{\"type\":\"summary\",");
+		rep_json_name(stdout, "log", logpath, strlen(logpath));
+		printf(",\"restored\":%lu,\"skipped\":%lu,\"failed\":%lu,"
+		       "\"exit\":%d}\n",
+		       restored, skipped, conflicts, status);
+	} else if (!c->quiet || status) {
+		printf("foldfs-check: undo %s: %lu restored, %lu skipped, "
+		       "%lu failed; exit %d\n",
+		       logpath, restored, skipped, conflicts, status);
+	}
+	return status;
+}
