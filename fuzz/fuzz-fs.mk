@@ -37,30 +37,23 @@ $(BUILD)/fuzz-undo: $(FZ_OBJ)/fuzz-undo.o \
 		  foldfs-check-report.o u8.o) $(RECORD_O) $(LIBFOLD_A)
 	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^
 
-# A valid input of each text format, so that runs start past the header.
-FUZZ_SEED_record = format=1\nencoding=utf8-12.1.0\nflags=strict\ncreated=2026-01-01T00:00:00Z\ncreator=foldfs 0.1.0\n
-FUZZ_SEED_undo = \# foldfs-check rename log, format 1\nrename 2f746d70 52 72\nfailed 2f 41 61\n
+# A valid input of each text format (printf format), so that runs start
+# past the header.
+FUZZ_SEED_record := format=1\nencoding=utf8-12.1.0\nflags=strict\ncreated=2026-01-01T00:00:00Z\ncreator=foldfs 0.1.0\n
+FUZZ_SEED_undo := \# foldfs-check rename log, format 1\nrename 2f746d70 52 72\nfailed 2f 41 61\n
 
-# $(1) target, $(2) seconds
-FUZZ_FS_RUN = log=$(FUZZ_CORPUS)/fuzz-$(1).log; mkdir -p $(FUZZ_CORPUS)/$(1); \
-	$(if $(FUZZ_SEED_$(1)),printf '$(FUZZ_SEED_$(1))' >$(FUZZ_CORPUS)/$(1)/seed;) \
-	$(FUZZ_BUILD)/fuzz-$(1) $(FUZZ_RUN_FLAGS) -max_total_time=$(2) \
-	  -artifact_prefix=$(FUZZ_CORPUS)/crash-$(1)- $(FUZZ_CORPUS)/$(1) \
-	  >$$log 2>&1; rc=$$?; \
-	grep -v -e '^\#[0-9]' -e '^"' $$log | tail -n 30; \
-	if [ $$rc -eq 0 ]; then echo "fuzz-$(1): $(2) s, no failure"; \
-	  echo '1 passed, 0 failed'; \
-	else echo "fuzz-$(1): FAILED (exit $$rc), log $$log"; \
-	  echo '0 passed, 1 failed'; exit 1; fi
+# $(1) target, $(2) seconds: one shell command
+FUZZ_FS_RUN = sh fuzz/run-fuzz.sh $(1) $(FUZZ_BUILD)/fuzz-$(1) $(FUZZ_CORPUS)/$(1) $(2) '$(FUZZ_SEED_$(1))'
 
 .PHONY: check-fs-fuzz fuzz-fs-run
 fuzz: fuzz-fs-run
 fuzz-fs-run:
 	@$(FUZZ_MAKE) $(FUZZ_FS_BINS)
-	@$(foreach t,$(FUZZ_FS_TARGETS),$(call FUZZ_FS_RUN,$(t),$(FUZZ_SECONDS));)
+	@$(foreach t,$(FUZZ_FS_TARGETS),$(call FUZZ_FS_RUN,$(t),$(FUZZ_SECONDS)) &&) true
 
 CHECK_SUITES += fs-fuzz
 check-fs-fuzz:
-	@$(FUZZ_MAKE) $(FUZZ_FS_BINS) && echo 'fuzz targets built' && \
-	  echo '1 passed, 0 failed'
-	@$(foreach t,$(FUZZ_FS_TARGETS),$(call FUZZ_FS_RUN,$(t),$(LIB_FUZZ_SECONDS));)
+	@sh tests/lib/sum-runs.sh \
+	  "$(FUZZ_MAKE) $(FUZZ_FS_BINS) && echo 'fuzz targets built' && \
+	   echo '1 passed, 0 failed'" \
+	  $(foreach t,$(FUZZ_FS_TARGETS),"$(call FUZZ_FS_RUN,$(t),$(LIB_FUZZ_SECONDS))")

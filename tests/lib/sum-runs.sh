@@ -13,7 +13,7 @@ for cmd in "$@"; do
 	printf '### %s\n' "$cmd"
 	{ sh -c "$cmd"; echo $? >"$rcf"; } 2>&1 | tee "$out"
 	rc=$(cat "$rcf")
-	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$out" | tail -n 1)
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$out" | tail -n 1)
 	if [ -z "$line" ]; then
 		p=0; f=1
 		echo "### no count line (exit status $rc): counted as 1 failure"
