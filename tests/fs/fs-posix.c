@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <pwd.h>
 #include <linux/fs.h>
 #include <signal.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 #include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -695,6 +697,117 @@ static void sec_allow_other(void)
 	}
 }
 
+/* Run argv (as the current user), wait; its exit status, or -1. */
+static int run_wait(const char *const argv[])
+{
+	pid_t pid;
+	int st;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		int nul = open("/dev/null", O_RDWR);
+		if (nul >= 0) {
+			dup2(nul, 0);
+			dup2(nul, 1);
+		}
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	if (pid < 0 || wait_bounded(pid, &st, 60) != 0)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* A mount by an unprivileged user, as an fstab line with "user" makes
+ * one: the daemon runs as that user and mounts through fusermount3. */
+static void sec_user_mount(void)
+{
+	static const char fusermount[] = "/usr/bin/fusermount3";
+	char base[] = "/tmp/foldfs-usermount.XXXXXX", src[64], mnt[64];
+	struct stat fst;
+	int widened = 0, st;
+	/* fusermount3 wants a user name: an account that exists everywhere */
+	struct passwd *pw = getpwnam("nobody");
+
+	t_section("a mount by an unprivileged user (fusermount3)");
+	if (!pw || !pw->pw_uid) {
+		t_skip("no user 'nobody': user mounts not tested");
+		return;
+	}
+	uid_t uid = pw->pw_uid;
+	gid_t gid = pw->pw_gid;
+	if (stat("/dev/fuse", &fst) != 0 || access(fusermount, X_OK) != 0) {
+		t_skip("no /dev/fuse or %s: user mounts not tested", fusermount);
+		return;
+	}
+	if (!mkdtemp(base) || chmod(base, 0755) != 0) {
+		CHECK(0, "scratch directory for the user mount: %s", strerror(errno));
+		return;
+	}
+	snprintf(src, sizeof src, "%s/src", base);
+	snprintf(mnt, sizeof mnt, "%s/mnt", base);
+	CHECK(mkdir(src, 0755) == 0 && mkdir(mnt, 0755) == 0 && chown(src, uid, gid) == 0 &&
+		      chown(mnt, uid, gid) == 0,
+	      "SOURCE and mount point owned by uid %d", (int)uid);
+	/* Debian's udev rule makes /dev/fuse 0666; this machine may not. */
+	if ((fst.st_mode & 0006) != 0006) {
+		widened = chmod("/dev/fuse", (fst.st_mode & 07777) | 0666) == 0;
+		t_note("/dev/fuse widened to 0666 for the test (was %04o)",
+		       (unsigned)(fst.st_mode & 07777));
+	}
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (setgroups(0, NULL) || setresgid(gid, gid, gid) || setresuid(uid, uid, uid)) {
+			CHECK(0, "setresuid to %d: %s", (int)uid, strerror(errno));
+			_exit(1);
+		}
+		if (access(t_opt.foldfs, X_OK) != 0) {
+			/* e.g. the build tree is private to root */
+			t_skip("%s is not executable by uid %d: user mounts not tested",
+			       t_opt.foldfs, (int)uid);
+			_exit(0);
+		}
+		const char *mount_argv[] = {t_opt.foldfs, src, mnt, "-o", "casefold", NULL};
+		int r = run_wait(mount_argv);
+		CHECK(r == 0, "uid %d: foldfs SOURCE MOUNTPOINT -o casefold mounts and "
+			      "daemonizes (exit %d)", (int)uid, r);
+		if (r != 0)
+			_exit(1);
+		struct stat a, b, c;
+		CHECK_OK(t_write_file(t_path(mnt, "Foo.TXT"), "mine"), "uid %d: create Foo.TXT", (int)uid);
+		CHECK(stat(t_path(mnt, "FOO.txt"), &a) == 0 && stat(t_path(mnt, "Foo.TXT"), &b) == 0 &&
+			      a.st_ino == b.st_ino,
+		      "uid %d: FOO.txt finds Foo.TXT", (int)uid);
+		CHECK(stat(t_path(src, "Foo.TXT"), &c) == 0 && c.st_uid == uid,
+		      "SOURCE: Foo.TXT stored as written, owned by uid %d", (int)uid);
+		CHECK(stat(t_path(src, ".foldfs"), &c) == 0 && c.st_uid == uid,
+		      "SOURCE: the encoding record was written by the user's daemon");
+		const char *umount_argv[] = {fusermount, "-u", mnt, NULL};
+		r = run_wait(umount_argv);
+		CHECK(r == 0, "uid %d: fusermount3 -u unmounts (exit %d)", (int)uid, r);
+		_exit(0);
+	}
+	CHECK(pid > 0 && wait_bounded(pid, &st, 120) == 0 && WIFEXITED(st) &&
+		      WEXITSTATUS(st) == 0,
+	      "the user's session finished");
+	if (widened)
+		chmod("/dev/fuse", fst.st_mode & 07777);
+	/* the daemon exits once unmounted; a failed run may leave the mount */
+	for (int i = 0; i < 100 && t_is_mounted(mnt); i++) {
+		if (i == 50)
+			umount2(mnt, MNT_DETACH);
+		t_sleep_ms(100);
+	}
+	CHECK(!t_is_mounted(mnt), "nothing left mounted");
+	unlink(t_path(src, "Foo.TXT"));
+	unlink(t_path(src, ".foldfs"));
+	rmdir(src);
+	rmdir(mnt);
+	rmdir(base);
+}
+
 int main(int argc, char **argv)
 {
 	t_init(argc, argv, help, NULL);
@@ -735,5 +848,6 @@ int main(int argc, char **argv)
 		t_umount(&m);
 	}
 	sec_allow_other();
+	sec_user_mount();
 	return t_finish();
 }
