@@ -4,35 +4,50 @@
  *
  * Fast paths: byte-equal names are equal at once; two pure-ASCII names
  * are compared word by word (their keys are the names, A-Z folded in the
- * folding forms); a common prefix that
- * ends before an ASCII byte in both names has a common key (an ASCII
- * starter never reorders or combines with what precedes it), so the
- * streams start after it.  Streams check well-formedness as they go; a
- * name found to be ill formed is opaque, and the comparison starts over
- * with its raw bytes.
+ * folding forms); a common prefix (equal bytes, or in the folding forms
+ * ASCII letters differing in case) that ends before an ASCII byte in both
+ * names has a common key (an ASCII starter never reorders or combines
+ * with what precedes it), so the streams start after it.  Streams check
+ * well-formedness as they go.  fold_equal validates lazily: a difference
+ * or an ill-formed sequence already means "unequal".  fold_cmp must order
+ * an ill-formed (opaque) name by its bytes, so it proves the rest of both
+ * names well formed before trusting an early difference, and otherwise
+ * starts over with validity settled up front.
  */
 #include "fold_internal.h"
 #include "fold_stream.h"
 
 #include <string.h>
 
+/* How a comparison must treat what the streams have not read: ORDER
+ * (fold_cmp) proves it well formed before an early answer, EQUAL
+ * (fold_equal) need not, DECIDED has nothing to prove (each stream's
+ * validity was settled before it started). */
+enum { ORDER, EQUAL, DECIDED };
+
 /* Compare the keys of two streams.  Returns the order, or 2 if a stream
- * met an ill-formed sequence (check says whether the remaining input
- * must still be proved well formed before an early answer). */
-static int cmp_streams(struct fstream *x, struct fstream *y, int check)
+ * met an ill-formed sequence.  For ORDER an early answer stands only once
+ * the input the streams did not reach is proved well formed (an opaque
+ * name orders by its bytes); for EQUAL any difference, or any
+ * ill-formed sequence, already means "not equal" (see cmp()).
+ *
+ * The first pieces are small, so that names differing near the start
+ * (the common case in a directory) stop early; later pieces grow, so
+ * that long equal keys do not pay for many small fills. */
+static int cmp_streams(struct fstream *x, struct fstream *y, int mode)
 {
-	unsigned xn = 0, xi = 0, yn = 0, yi = 0;
+	unsigned xn = 0, xi = 0, yn = 0, yi = 0, want = 1;
 	int d;
 	for (;;) {
 		unsigned m;
 		if (xi == xn) {
-			xn = fs_fill(x, 32);
+			xn = fs_fill(x, want);
 			xi = 0;
 			if (x->bad)
 				return 2;
 		}
 		if (yi == yn) {
-			yn = fs_fill(y, 32);
+			yn = fs_fill(y, want);
 			yi = 0;
 			if (y->bad)
 				return 2;
@@ -49,12 +64,15 @@ static int cmp_streams(struct fstream *x, struct fstream *y, int check)
 		}
 		xi += m;
 		yi += m;
+		want = 64;
 	}
+	if (mode != ORDER)
+		return d;
 	/* An early answer stands only if both names are well formed. */
-	if (check && ((x->p < x->end &&
-		       fold_utf8_check(x->p, (size_t)(x->end - x->p)) >= 0) ||
-		      (y->p < y->end &&
-		       fold_utf8_check(y->p, (size_t)(y->end - y->p)) >= 0)))
+	if ((x->p < x->end &&
+	     fold_utf8_check(x->p, (size_t)(x->end - x->p)) >= 0) ||
+	    (y->p < y->end &&
+	     fold_utf8_check(y->p, (size_t)(y->end - y->p)) >= 0))
 		return 2;
 	return d;
 }
@@ -142,22 +160,36 @@ static int cmp_ascii(const unsigned char *a, size_t an,
 	return 0;
 }
 
+/*
+ * mode EQUAL (fold_equal) validates lazily: the names are not byte-equal
+ * once past the first test, so if either is ill formed (opaque, equal only
+ * to itself) they are unequal, and if both are well formed they are equal
+ * iff their keys are.  Either way a difference in the key streams, or an
+ * ill-formed sequence met by one, answers "unequal" at once; only streams
+ * that end equal need the part they did not read (the shared prefix)
+ * proved well formed.  mode ORDER (fold_cmp) must know, for any
+ * difference, whether both names are well formed, since an opaque name
+ * orders by its bytes.
+ */
 static int cmp(const struct fold_ctx *ctx, const char *a, size_t an,
-	       const char *b, size_t bn)
+	       const char *b, size_t bn, int mode)
 {
 	const unsigned char *ua = (const unsigned char *)a;
 	const unsigned char *ub = (const unsigned char *)b;
 	struct fstream x, y;
 	size_t k = 0, n = an < bn ? an : bn, j;
+	int fold = ctx->form == FOLD_CASEFOLD || ctx->form == FOLD_NFKC_CF;
 	int d;
 	if (an == bn && (an == 0 || a == b || !memcmp(a, b, an)))
 		return 0;
-	if (!cmp_ascii(ua, an, ub, bn,
-		       ctx->form == FOLD_CASEFOLD || ctx->form == FOLD_NFKC_CF,
-		       &d))
+	if (!cmp_ascii(ua, an, ub, bn, fold, &d))
 		return d;
 	if (ctx->charset == FOLD_CHARSET_UTF8) {
-		while (k < n && ua[k] == ub[k])
+		/* the common prefix of the keys: equal bytes, or in a
+		 * folding form ASCII letters that differ in case */
+		while (k < n && (ua[k] == ub[k] ||
+				 (fold && (ua[k] ^ ub[k]) == 32 &&
+				  (ua[k] | 32u) - 'a' < 26u)))
 			k++;
 		/* back up to an ASCII byte (or the divergence, if both
 		 * names continue with ASCII or end there) */
@@ -165,6 +197,15 @@ static int cmp(const struct fold_ctx *ctx, const char *a, size_t an,
 		if (!((k == an || ua[k] < 0x80) && (k == bn || ub[k] < 0x80)))
 			while (j > 0 && ua[--j] >= 0x80)
 				;
+		if (mode == EQUAL) {
+			fs_init(&x, ctx, a + j, an - j, 1);
+			fs_init(&y, ctx, b + j, bn - j, 1);
+			if (cmp_streams(&x, &y, EQUAL))
+				return 1;
+			/* equal keys: equal names unless the prefix is
+			 * ill formed (then both are opaque and differ) */
+			return j && fold_utf8_check(ua, j) >= 0;
+		}
 		if (j && fold_utf8_check(ua, j) >= 0) {
 			/* the shared prefix is ill formed: both are opaque */
 			d = memcmp(a, b, n);
@@ -173,14 +214,19 @@ static int cmp(const struct fold_ctx *ctx, const char *a, size_t an,
 		}
 		fs_init(&x, ctx, a + j, an - j, 1);
 		fs_init(&y, ctx, b + j, bn - j, 1);
-		d = cmp_streams(&x, &y, 1);
+		d = cmp_streams(&x, &y, ORDER);
 		if (d != 2)
 			return d;
+	} else if (mode == EQUAL) {
+		/* ascii: a NUL makes a name opaque; keys compare bytewise */
+		fs_init(&x, ctx, a, an, 1);
+		fs_init(&y, ctx, b, bn, 1);
+		return cmp_streams(&x, &y, EQUAL) != 0;
 	}
 	/* slow path: validity decided up front, whole names */
 	fs_init(&x, ctx, a, an, fold_check(ctx, a, an) < 0);
 	fs_init(&y, ctx, b, bn, fold_check(ctx, b, bn) < 0);
-	return cmp_streams(&x, &y, 0);
+	return cmp_streams(&x, &y, DECIDED);
 }
 
 int fold_cmp(const struct fold_ctx *ctx, const char *a, size_t an,
@@ -188,7 +234,7 @@ int fold_cmp(const struct fold_ctx *ctx, const char *a, size_t an,
 {
 	if (!fold_ctx_ok(ctx) || (!a && an) || (!b && bn))
 		return FOLD_EINVAL;
-	return cmp(ctx, a, an, b, bn);
+	return cmp(ctx, a, an, b, bn, ORDER);
 }
 
 int fold_equal(const struct fold_ctx *ctx, const char *a, size_t an,
@@ -196,7 +242,7 @@ int fold_equal(const struct fold_ctx *ctx, const char *a, size_t an,
 {
 	if (!fold_ctx_ok(ctx) || (!a && an) || (!b && bn))
 		return 0;
-	return cmp(ctx, a, an, b, bn) == 0;
+	return cmp(ctx, a, an, b, bn, EQUAL) == 0;
 }
 
 int fold_cmpz(const struct fold_ctx *ctx, const char *a, const char *b)

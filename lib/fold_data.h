@@ -12,8 +12,12 @@
  * 0x30000..0x30FFF (no other code point has data):
  *   fold_top[i >> FOLD_S1]            -> mid block
  *   fold_mid[mid << (S1-S2) | ...]    -> offset of a leaf block in fold_leaf
- *   fold_leaf[off + (i & leafmask)]   -> record number (0 = no data)
- * Leaf blocks are deduplicated and may overlap each other.
+ *   fold_leaf[off + (i & leafmask)]   -> lane value: record number
+ *                                        (0 = no data) | L_* bits
+ * Leaf blocks are deduplicated and may overlap each other.  The L_* bits
+ * of a lane value answer the fast lanes' questions about a code point
+ * without touching its record (they are derived from the record, so they
+ * add no leaf blocks).
  *
  * A record (struct fold_rec, 6 bytes) holds the combining class, the age
  * (index into fold_versions, 1-based; 0 only for reserved ignorables),
@@ -166,8 +170,38 @@ static inline uint32_t fold_idx(uint32_t cp)
 #define FOLD_EMPTY_LO 0x3400u
 #define FOLD_EMPTY_HI 0xA000u
 
-/* Record number of cp (0: no data). */
-static inline unsigned fold_rid(uint32_t cp)
+/*
+ * Lane value bits (mktables derives them; fold_stream.c's lanes read them):
+ *   L_RID     the record number;
+ *   L_HANGUL  no record, but a conjoining jamo or a Hangul syllable, which
+ *             compose and decompose by formula;
+ *   L_SFOLD   a simple fold: a starter, nobody's second element, whose
+ *             only data is a case fold to one code point (a delta, to a
+ *             plain starter) -- applies from the record's age on;
+ *   L_BB      in every composing form at every version, the key of the
+ *             code point starts with a starter that is nobody's second
+ *             element (and no conjoining jamo): nothing before it can
+ *             combine with its key (set for all without a record, but
+ *             conjoining jamo);
+ *   L_QUIET   (2 bits) the quiet level: at every version, the code point
+ *             is its own key at levels 1 (NFC) up to this one (2 NFKC,
+ *             3 NFKC_CF) and combines with nothing before it.  REC_SELF
+ *             for code points with a record; 3 for those without, except
+ *             conjoining jamo (0); Hangul syllables count as quiet (3):
+ *             only a trailing jamo, never quiet, combines with one.
+ * A code point with no record that is not Hangul has value L_PLAIN.
+ * A simple fold has L_BB too (mktables checks).
+ */
+#define L_RID 0x07FFu
+#define L_HANGUL 0x0800u
+#define L_BB 0x1000u
+#define L_SFOLD 0x2000u
+#define L_QSHIFT 14
+#define L_PLAIN (3u << L_QSHIFT | L_BB)
+#define L_QUIET(v) ((v) >> L_QSHIFT)
+
+/* Lane value of cp. */
+static inline unsigned fold_lane(uint32_t cp)
 {
 	uint32_t i;
 	unsigned mid, off;
@@ -175,14 +209,20 @@ static inline unsigned fold_rid(uint32_t cp)
 		return fold_leaf[fold_mid[cp >> FOLD_S2] +
 				 (cp & ((1u << FOLD_S2) - 1))];
 	if (cp - FOLD_EMPTY_LO < FOLD_EMPTY_HI - FOLD_EMPTY_LO)
-		return 0;
+		return L_PLAIN;
 	i = fold_idx(cp);
 	if (i >= FOLD_NIDX)
-		return 0;
+		return L_PLAIN;
 	mid = fold_top[i >> FOLD_S1];
 	off = fold_mid[mid << (FOLD_S1 - FOLD_S2) |
 		       ((i >> FOLD_S2) & ((1u << (FOLD_S1 - FOLD_S2)) - 1))];
 	return fold_leaf[off + (i & ((1u << FOLD_S2) - 1))];
+}
+
+/* Record number of cp (0: no data). */
+static inline unsigned fold_rid(uint32_t cp)
+{
+	return fold_lane(cp) & L_RID;
 }
 
 static inline const struct fold_rec *fold_rec_of(uint32_t cp)

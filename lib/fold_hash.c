@@ -88,10 +88,20 @@ uint64_t fold_hash(const struct fold_ctx *ctx, const struct fold_seed *seed,
 			}
 			for (; k >= 8; k -= 8, p += 8)
 				sipword(&h, le64(p));
+			if (k && !ntail &&
+			    (size_t)(p - fs.out) + 8 <= sizeof(fs.out)) {
+				/* the last k < 8 bytes in one load; the
+				 * bytes after them are masked off */
+				tail = le64(p) & ((1ull << (8 * k)) - 1);
+				ntail = k;
+				k = 0;
+			}
 			while (k) {
 				tail |= (uint64_t)*p++ << (8 * ntail++);
 				k--;
 			}
+			if (fs.done)
+				break; /* the next fill would return 0 */
 		}
 		if (!fs.bad)
 			break;

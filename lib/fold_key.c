@@ -23,6 +23,8 @@ static ssize_t run(const struct fold_ctx *ctx, const char *s, size_t n,
 			memcpy(out + total, fs.out, m);
 		}
 		total += k;
+		if (fs.done)
+			break; /* the next fill would return 0 */
 	}
 	*bad = fs.bad;
 	return (ssize_t)total;

@@ -254,23 +254,23 @@ static FS_INLINE unsigned fs_dec(const unsigned char *p,
 	return fs_decode_rare(p, end, cp);
 }
 
-/* Decode (or take from the look-ahead) the non-ASCII code point at p;
- * returns its length, 0 if ill formed. */
+/* Decode (or take from the look-ahead) the non-ASCII code point at p and
+ * look up its lane value; returns its length, 0 if ill formed. */
 static FS_INLINE unsigned fs_peek(struct fstream *fs, const unsigned char *p,
-				  uint32_t *cp, unsigned *rid)
+				  uint32_t *cp, unsigned *lv)
 {
 	unsigned len;
 	if (fs->pk_p == p) {
 		*cp = fs->pk_cp;
-		*rid = fs->pk_rid;
+		*lv = fs->pk_lv;
 		return fs->pk_len;
 	}
 	*cp = 0;
 	len = fs_dec(p, fs->end, cp);
-	*rid = len ? fold_rid(*cp) : 0;
+	*lv = len ? fold_lane(*cp) : 0;
 	fs->pk_p = p;
 	fs->pk_cp = *cp;
-	fs->pk_rid = *rid;
+	fs->pk_lv = *lv;
 	fs->pk_len = len;
 	return len;
 }
@@ -517,37 +517,56 @@ static FS_INLINE uint64_t fs_lower8(uint64_t w)
 	return w | up >> 2;
 }
 
-/* In a decomposing form: a code point without data, which no form
- * changes, reorders or combines: record 0, except Hangul syllables
- * (decomposed by formula) and conjoining jamo (composed by formula). */
-static FS_INLINE int fs_inert(uint32_t cp, unsigned rid)
+/* In a decomposing form: a code point without data (lane value lv),
+ * which no form changes, reorders or combines: record 0, except Hangul
+ * syllables (decomposed by formula) and conjoining jamo (composed by
+ * formula). */
+static FS_INLINE int fs_inert(unsigned lv)
 {
-	return rid == 0 && cp - 0x1100u >= 0x100u && cp - SBASE >= SCOUNT;
+	return !(lv & (L_RID | L_HANGUL));
 }
 
-/* In a composing form: is cp (record rid) a starter that cannot combine
- * with what precedes it, and its own key unless something follows that
- * combines with it?  (Hangul syllables are handled apart.) */
-static FS_INLINE int fs_quiet(const struct fstream *fs, uint32_t cp,
-			      unsigned rid)
+/* In a composing form: is the code point (lane value lv) a starter that
+ * cannot combine with what precedes it, and its own key unless something
+ * follows that combines with it?  True at every version (fold_data.h):
+ * a code point unassigned at the stream's version is its own key and
+ * combines with nothing. */
+static FS_INLINE int fs_quiet(const struct fstream *fs, unsigned lv)
+{
+	return L_QUIET(lv) >= fs->level;
+}
+
+/* In a folding form: if the code point cp (lane value lv) is a simple
+ * fold (fold_data.h, L_SFOLD) assigned at the stream's version, the
+ * folded code point, a plain starter (mktables checks); else 0.
+ * Upper-case letters of the bicameral scripts are the bulk of these. */
+static FS_INLINE uint32_t fs_simple_fold(const struct fstream *fs, uint32_t cp,
+					 unsigned lv)
 {
 	const struct fold_rec *r;
-	if (rid == 0)
-		return cp - 0x1100u >= 0x100u; /* not a conjoining jamo */
-	r = &fold_recs[rid];
-	return REC_SELF(r) >= fs->level && REC_AGE(r) <= fs->age;
+	if (!(lv & L_SFOLD))
+		return 0;
+	r = &fold_recs[lv & L_RID];
+	if (REC_AGE(r) > fs->age)
+		return 0;
+	return (uint32_t)((int32_t)cp + M_SDELTA(REC_DESC(r)));
 }
 
-/* Is the code point at p quiet?  True at the end of input and for ASCII;
- * false if ill formed (the stream stops there anyway). */
+/* Can what precedes the code point at p no longer change?  True at the
+ * end of input and for ASCII; for a code point with a boundary before it
+ * (L_BB: its key starts with a starter nothing combines with; Hangul
+ * syllables and simple folds among them) or quiet at the form's level;
+ * false if ill formed (the stream stops there anyway).  The decoded code
+ * point is kept for the next step. */
 static FS_INLINE int fs_next_quiet(struct fstream *fs, const unsigned char *p)
 {
 	uint32_t cp;
-	unsigned rid;
+	unsigned lv;
 	if (p == fs->end || *p < 0x80)
 		return 1;
-	return fs_peek(fs, p, &cp, &rid) && fs_quiet(fs, cp, rid) &&
-	       cp - SBASE >= SCOUNT;
+	if (!fs_peek(fs, p, &cp, &lv))
+		return 0;
+	return (lv & L_BB) || fs_quiet(fs, lv);
 }
 
 /* Copy the run of ASCII starting at fs->p, folded if the form folds.  In
@@ -665,104 +684,192 @@ static FS_INLINE unsigned char *fs_utf8(unsigned char *o, uint32_t c)
 	return o + 4;
 }
 
-/* In a folding form: if cp (record rid, not 0) is a starter, nobody's
- * second element, whose only data is a fold to a single code point, the
- * folded code point (a plain starter too, mktables checks), else 0.
- * Upper-case letters of the bicameral scripts are the bulk of these. */
-static FS_INLINE uint32_t fs_simple_fold(const struct fstream *fs, uint32_t cp,
-					 unsigned rid)
+/* A byte of w that is >= 0x80 or NUL?  (The first flagged byte is
+ * exact; flags above it may be false.) */
+static FS_INLINE uint64_t fs_special8(uint64_t w)
 {
-	const struct fold_rec *r = &fold_recs[rid];
-	uint32_t m = REC_DESC(r);
-	if (REC_FIELDS(r) != F_F || M_TYPE(m) != M_DELTA || r->ccc ||
-	    (r->af & (A_DI | A_SPECIAL)) || REC_SEC(r) ||
-	    REC_AGE(r) > fs->age)
-		return 0;
-	return (uint32_t)((int32_t)cp + M_SDELTA(m));
+	return (w | ((w - 0x0101010101010101ull) & ~w)) &
+	       0x8080808080808080ull;
 }
 
-/* Copy a run of non-ASCII code points that are their own keys (or, in a
- * folding form, simple folds), with nothing held in stages 2 and 3: in
- * decomposing forms, inert ones (and Hangul syllables, as their jamo); in
- * composing forms, quiet ones followed by quiet ones.  Stops before
- * anything else (including ill-formed input), leaving it decoded for the
- * general path. */
-static FS_INLINE void fs_quiet_run(struct fstream *fs, unsigned room,
-				   const int C, const int F)
+/*
+ * The fast lane, entered with nothing held in stages 2 and 3: one loop,
+ * its state in locals, over ASCII (8 bytes at a time, folded if the form
+ * folds) and the non-ASCII code points that are their own keys or simple
+ * folds, until about want bytes of output are there.
+ *  - Decomposing forms: ASCII, inert code points, Hangul syllables (as
+ *    their jamo) and simple folds are final at once (what follows a
+ *    starter can only reorder among the marks after it).
+ *  - Composing forms: ASCII, quiet code points (Hangul syllables
+ *    included) and simple folds; each is final once the next code point
+ *    is known to combine with nothing before it (ASCII, quiet, a simple
+ *    fold, L_BB) or the input ends.  The last one copied is "pending"
+ *    (pend, opend) until then.  If what follows may combine with it, it
+ *    becomes stage 3's held starter when it has no decomposition (hold:
+ *    ASCII, folded; a code point without a record; a simple fold's
+ *    target), as the general path would hold it; else (a composite) it
+ *    is given back to the general path, and fs->slow remembers that, so
+ *    the lane is not tried there again.
+ * The lane stops before anything else, NUL and ill-formed input included;
+ * a non-ASCII code point it stops at is left decoded for the general path.
+ */
+static FS_INLINE void fs_fast(struct fstream *fs, unsigned want, const int C,
+			      const int F)
 {
-	const unsigned char *p = fs->p, *e = fs->end;
-	unsigned char *o = fs->out + fs->outn, *olim = o + room - 12;
-	uint32_t cp, to = 0;
-	unsigned len, rid;
-	if (C) {
-		len = fs_peek(fs, p, &cp, &rid);
-		if (!len || cp - SBASE < SCOUNT)
-			return;
-		if (!fs_quiet(fs, cp, rid) &&
-		    !(F && rid && (to = fs_simple_fold(fs, cp, rid)) != 0))
-			return;
-		while (o < olim) {
-			const unsigned char *q = p + len;
-			unsigned nlen = 0;
-			uint32_t nto = 0;
-			if (q < e && *q >= 0x80) {
-				/* the next one must be quiet too */
-				nlen = fs_peek(fs, q, &cp, &rid);
-				if (!nlen || cp - SBASE < SCOUNT)
-					break;
-				if (!fs_quiet(fs, cp, rid) &&
-				    !(F && rid &&
-				      (nto = fs_simple_fold(fs, cp, rid)) != 0))
-					break;
-			}
-			if (to) {
-				o = fs_utf8(o, to);
-			} else {
-				fs_copy_to(o, p, len);
-				o += len;
-			}
-			p = q;
-			if (!nlen)
-				break;
-			len = nlen;
-			to = nto;
+	const unsigned char *p = fs->p, *e = fs->end, *pend = p;
+	unsigned char *o = fs->out + fs->outn, *olim = fs->out + want;
+	unsigned char *opend = o;
+	uint32_t cp, t, hold = 0;
+	unsigned len, lv;
+	while (o < olim) {
+		if (p == e) {
+			pend = p;
+			opend = o;
+			break;
 		}
-	} else {
-		while (p < e && *p >= 0x80 && o < olim) {
+		if (*p < 0x80) {
+			/* a run of ASCII; its last byte is pending */
+			const unsigned char *q = p;
+			uint64_t w, m;
+			while (e - p >= 8 && o < olim) {
+				memcpy(&w, p, 8);
+				m = fs_special8(w);
+				if (F)
+					w = fs_lower8(w & 0x7F7F7F7F7F7F7F7Full);
+				memcpy(o, &w, 8); /* out[] has room past olim */
+				if (m) {
+					size_t k = (size_t)__builtin_ctzll(m) >> 3;
+					p += k;
+					o += k;
+					goto ascii_end;
+				}
+				p += 8;
+				o += 8;
+			}
+			if (o < olim && p < e && e - fs->beg >= 8) {
+				/* the last r < 8 bytes: the word ending
+				 * at e, shifted down (zeros above them) */
+				unsigned r = (unsigned)(e - p);
+				memcpy(&w, e - 8, 8);
+				w >>= 8 * (8 - r);
+				m = fs_special8(w) & ((1ull << (8 * r)) - 1);
+				if (F)
+					w = fs_lower8(w & 0x7F7F7F7F7F7F7F7Full);
+				memcpy(o, &w, 8);
+				r = m ? (unsigned)__builtin_ctzll(m) >> 3 : r;
+				p += r;
+				o += r;
+			} else if (o < olim) {
+				while (p < e && *p && *p < 0x80) {
+					unsigned c = *p++;
+					*o++ = (unsigned char)(F && c - 'A' < 26u ?
+							       c + 32 : c);
+				}
+			}
+ascii_end:
+			if (p == q) {
+				/* NUL: final up to here; the general path
+				 * reports it */
+				pend = p;
+				opend = o;
+				break;
+			}
+			pend = p - 1;
+			opend = o - 1;
+			hold = *opend;
+			continue;
+		}
+		if (p == fs->pk_p) {
+			cp = fs->pk_cp;
+			lv = fs->pk_lv;
+			len = fs->pk_len;
+		} else {
 			cp = 0;
 			len = fs_dec(p, e, &cp);
-			if (!len)
-				break;
-			rid = fold_rid(cp);
-			if (fs_inert(cp, rid)) {
-				fs_copy_to(o, p, len);
-			} else if (cp - SBASE < SCOUNT &&
-				   fs->age >= HANGUL_AGE) {
-				uint32_t s = cp - SBASE;
-				o = fs_jamo(o, LBASE + s / NCOUNT);
-				o = fs_jamo(o, VBASE + (s % NCOUNT) / TCOUNT);
-				if (s % TCOUNT)
-					o = fs_jamo(o, TBASE + s % TCOUNT);
-				p += len;
-				continue;
-			} else if (F && rid && (to = fs_simple_fold(fs, cp, rid))) {
-				o = fs_utf8(o, to);
-				p += len;
-				continue;
-			} else {
-				/* leave it decoded for the general path */
-				fs->pk_p = p;
-				fs->pk_cp = cp;
-				fs->pk_rid = rid;
-				fs->pk_len = len;
-				break;
-			}
+			lv = len ? fold_lane(cp) : 0;
+		}
+		if (!len) {
+			/* ill formed: the stream stops there anyway */
+			pend = p;
+			opend = o;
+			break;
+		}
+		if (C ? fs_quiet(fs, lv) : fs_inert(lv)) {
+			pend = p;
+			opend = o;
+			hold = lv & L_RID ? 0 : cp;
+			fs_copy_to(o, p, len);
 			o += len;
 			p += len;
+			continue;
 		}
+		if (F && (t = fs_simple_fold(fs, cp, lv)) != 0) {
+			pend = p;
+			opend = o;
+			hold = t;
+			o = fs_utf8(o, t);
+			p += len;
+			continue;
+		}
+		if (!C && cp - SBASE < SCOUNT && fs->age >= HANGUL_AGE) {
+			uint32_t x = cp - SBASE;
+			o = fs_jamo(o, LBASE + x / NCOUNT);
+			o = fs_jamo(o, VBASE + (x % NCOUNT) / TCOUNT);
+			if (x % TCOUNT)
+				o = fs_jamo(o, TBASE + x % TCOUNT);
+			p += len;
+			continue;
+		}
+		/* for the general path */
+		fs->pk_p = p;
+		fs->pk_cp = cp;
+		fs->pk_lv = lv;
+		fs->pk_len = len;
+		if (!C || (lv & L_BB)) {
+			pend = p;
+			opend = o;
+		} else if (pend != p) {
+			/* it may combine with the pending one */
+			if (hold) {
+				fs->st = hold;
+				fs->have_st = 1;
+				pend = p;
+			} else {
+				fs->slow = pend;
+			}
+		}
+		break;
 	}
-	fs->p = p;
-	fs->outn = (unsigned)(o - fs->out);
+	if (!C) {
+		fs->p = p;
+		fs->outn = (unsigned)(o - fs->out);
+		return;
+	}
+	fs->p = pend;
+	fs->outn = (unsigned)(opend - fs->out);
+}
+
+/* Does the fast lane take the non-ASCII code point cp (lane value lv)? */
+static FS_INLINE int fs_lane_takes(const struct fstream *fs, uint32_t cp,
+				   unsigned lv, const int C, const int F)
+{
+	if (C ? fs_quiet(fs, lv) : fs_inert(lv))
+		return 1;
+	return (F && (lv & L_SFOLD)) ||
+	       (!C && (lv & L_HANGUL) && cp - SBASE < SCOUNT);
+}
+
+/* With something held: does the non-ASCII code point cp (lane value lv)
+ * make it final, so that the fast lane can go on from cp?  Composing
+ * forms: if cp combines with nothing before it; decomposing forms: if
+ * it is a starter the fast lane takes. */
+static FS_INLINE int fs_lane_starter(const struct fstream *fs, uint32_t cp,
+				     unsigned lv, const int C, const int F)
+{
+	if (C)
+		return (lv & L_BB) || fs_quiet(fs, lv);
+	return fs_inert(lv) || (F && (lv & L_SFOLD)) ||
+	       ((lv & L_HANGUL) && cp - SBASE < SCOUNT);
 }
 
 /* ---- the fill loop ---- */
@@ -802,7 +909,7 @@ static FS_INLINE unsigned fs_fill_v(struct fstream *fs, unsigned want,
 	while (fs->outn < want && !fs->bad) {
 		const unsigned char *start = fs->p;
 		uint32_t cp;
-		unsigned rid, len;
+		unsigned lv, len;
 		if (start == fs->end) {
 			if (!fs->done) {
 				fs_flush_all(fs, C);
@@ -821,26 +928,38 @@ static FS_INLINE unsigned fs_fill_v(struct fstream *fs, unsigned want,
 			fs_expand(fs, *start, fold_rid(*start), C, F);
 			continue;
 		}
-		len = fs_peek(fs, start, &cp, &rid);
+		len = fs_peek(fs, start, &cp, &lv);
 		if (!len) {
 			fs->bad = 1;
 			break;
 		}
 		fs->p = start + len;
-		fs_expand(fs, cp, rid, C, F);
+		fs_expand(fs, cp, lv & L_RID, C, F);
 		continue;
 #endif
+		if (fs->nns | fs->have_st) {
+			/* what is held is final before ASCII and before
+			 * what the fast lane takes */
+			if (*start < 0x80 ||
+			    (fs_peek(fs, start, &cp, &lv) &&
+			     fs_lane_starter(fs, cp, lv, C, F)))
+				fs_flush_all(fs, C);
+		}
+		if (!(fs->nns | fs->have_st) && start != fs->slow &&
+		    (*start < 0x80 || (fs_peek(fs, start, &cp, &lv) &&
+				       fs_lane_takes(fs, cp, lv, C, F)))) {
+			fs_fast(fs, want, C, F);
+			if (fs->p != start)
+				continue;
+		}
 		if (*start < 0x80) {
+			/* NUL, or a byte that may combine with what
+			 * follows */
 			fs_flush_all(fs, C);
 			fs_ascii(fs, FS_OUTCAP - fs->outn, C, F);
 			continue;
 		}
-		if (!(fs->nns | fs->have_st)) {
-			fs_quiet_run(fs, FS_OUTCAP - fs->outn, C, F);
-			if (fs->p != start)
-				continue;
-		}
-		len = fs_peek(fs, start, &cp, &rid);
+		len = fs_peek(fs, start, &cp, &lv);
 		if (!len) {
 			fs->bad = 1;
 			break;
@@ -863,7 +982,7 @@ static FS_INLINE unsigned fs_fill_v(struct fstream *fs, unsigned want,
 				}
 				continue;
 			}
-			if (fs_quiet(fs, cp, rid)) {
+			if (fs_quiet(fs, lv)) {
 				fs_flush_all(fs, C);
 				if (fs_next_quiet(fs, fs->p)) {
 					fs_copy_to(fs->out + fs->outn, start,
@@ -871,7 +990,7 @@ static FS_INLINE unsigned fs_fill_v(struct fstream *fs, unsigned want,
 					fs->outn += len;
 					continue;
 				}
-				if (rid == 0) {
+				if (!(lv & L_RID)) {
 					/* no decomposition: hold it as is */
 					fs->st = cp;
 					fs->have_st = 1;
@@ -879,7 +998,7 @@ static FS_INLINE unsigned fs_fill_v(struct fstream *fs, unsigned want,
 				}
 			}
 		}
-		fs_expand(fs, cp, rid, C, F);
+		fs_expand(fs, cp, lv & L_RID, C, F);
 	}
 	return fs->outn;
 }

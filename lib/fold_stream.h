@@ -17,10 +17,14 @@
  *      the last starter and the non-starters that failed to combine.
  * The output of stage 2 or 3 is UTF-8 encoded into out[].
  *
- * Fast lanes skip the stages for input that is its own key: runs of ASCII
- * (folded word by word), and runs of code points without data (or, in the
- * composing forms, whose quick-check level says so) that nothing around
- * them can change.  The stages run only from the last such boundary.
+ * The fast lane (fs_fast) skips the stages for input that is its own key
+ * or a simple fold, in one loop over ASCII (8 bytes at a time, folded in
+ * the folding forms) and such code points, which the trie's lane value
+ * classifies (fold_data.h, L_*): inert ones and Hangul syllables in the
+ * decomposing forms; quiet ones and simple folds in the composing forms,
+ * each final once the next code point cannot combine with it (L_BB).  The
+ * stages run only where the lane stops, and it resumes as soon as what
+ * they hold is final.
  *
  * The input is checked for well-formedness as it is read; on an
  * ill-formed sequence fs->bad is set and the stream stops: the caller then
@@ -53,7 +57,7 @@ enum fs_mode {
 #define FS_OUTCAP (FS_STEPMAX + 512)
 
 struct fstream {
-	const unsigned char *p, *end;
+	const unsigned char *beg, *p, *end; /* the name; the next byte */
 	uint8_t mode, age, compose, ign, nkcf, fold, compat;
 	uint8_t ypocls; /* class U+0345's fold U+03B9 is ordered with */
 	uint8_t done;  /* end of input reached and everything flushed */
@@ -62,7 +66,9 @@ struct fstream {
 	/* the code point at pk_p, decoded ahead by a look-ahead */
 	const unsigned char *pk_p;
 	uint32_t pk_cp;
-	unsigned pk_len, pk_rid;
+	unsigned pk_len, pk_lv; /* its length (0: ill formed), lane value */
+	/* the fast lane gave back the code point here: do not retry it */
+	const unsigned char *slow;
 	/* stage 2: pending non-starters, sorted on insertion */
 	unsigned nns;
 	uint32_t ns[FOLD_SAFE_RUN];
@@ -85,6 +91,7 @@ static inline void fs_init(struct fstream *fs, const struct fold_ctx *ctx,
 {
 	unsigned form = ctx->form;
 	fs->p = (const unsigned char *)s;
+	fs->beg = fs->p;
 	fs->end = fs->p + n;
 	fs->done = 0;
 	fs->bad = 0;
@@ -103,6 +110,7 @@ static inline void fs_init(struct fstream *fs, const struct fold_ctx *ctx,
 	fs->ypocls = (ctx->flags & FOLD_KERNEL_ORDER) ? 0 : 240;
 	fs->level = fs->nkcf ? 3 : fs->compat ? 2 : 1;
 	fs->pk_p = NULL;
+	fs->slow = NULL;
 	if (!valid)
 		fs->mode = FS_RAW;
 	else if (ctx->charset == FOLD_CHARSET_ASCII)

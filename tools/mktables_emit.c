@@ -429,18 +429,28 @@ static int self_at_all(uint32_t cp, int kind, int ign)
 	return 1;
 }
 
-static int self_level(uint32_t cp)
+/* Does a NormalizationCorrections entry or a composition exclusion name
+ * cp?  Such code points never take the fast lanes. */
+static int corrected_or_excluded(uint32_t cp)
 {
 	int k;
+
+	for (k = 0; k < U.ncorr; k++)
+		if (U.corr_cp[k] == cp)
+			return 1;
+	for (k = 0; k < U.nexc; k++)
+		if (U.exc_cp[k] == cp)
+			return 1;
+	return 0;
+}
+
+static int self_level(uint32_t cp)
+{
 	if (!U.age[cp] || U.ccc[cp] || list_of_cp[cp] || U.di[cp] ||
 	    (cp >= SBASE && cp < SBASE + SCOUNT))
 		return 0;
-	for (k = 0; k < U.ncorr; k++)
-		if (U.corr_cp[k] == cp)
-			return 0;
-	for (k = 0; k < U.nexc; k++)
-		if (U.exc_cp[k] == cp)
-			return 0;
+	if (corrected_or_excluded(cp))
+		return 0;
 	if (!self_at_all(cp, K_D, 0))
 		return 0;
 	if (!self_at_all(cp, K_KD, 0))
@@ -542,6 +552,62 @@ static void build_records(void)
 	}
 	for (f = 0; f < 3; f++)
 		free(desc[f]);
+}
+
+/* Does the key of cp start with a starter that is nobody's second
+ * element (and is no conjoining jamo), in every composing form at every
+ * version?  Then nothing before cp combines with anything of its key. */
+static int boundary_before(uint32_t cp)
+{
+	static const int kinds[3] = {K_D, K_KD, K_CFK};
+	int v, k;
+	if (corrected_or_excluded(cp))
+		return 0;
+	for (v = 1; v <= U.nversions; v++)
+		for (k = 0; k < 3; k++) {
+			struct seq s;
+			uint32_t c;
+			ref_closure(kinds[k], cp, v, kinds[k] == K_CFK, &s);
+			canon_order(&s, v);
+			if (!s.n)
+				return 0;
+			c = s.c[0];
+			if (ccc_at(c, v) || list_of_cp[c] || c - 0x1100u < 0x100u)
+				return 0;
+		}
+	return 1;
+}
+
+/* Turn rid[] into lane values (fold_data.h, L_*): the record number with
+ * the fast lanes' bits, all derived from the record, so the trie keeps
+ * its blocks. */
+static void add_lane_bits(void)
+{
+	uint32_t i;
+	if (nrec > L_RID + 1)
+		die("%zu records do not fit the lane value's L_RID", nrec);
+	for (i = 0; i < FOLD_NIDX; i++) {
+		uint32_t cp = i < 0x30000u ? i : i + 0xB0000u;
+		unsigned v = rid[i];
+		const struct fold_rec *r = &recs[v];
+		if (!v) {
+			if (cp - 0x1100u < 0x100u)
+				v = L_HANGUL; /* conjoining jamo: not quiet */
+			else if (cp - SBASE < SCOUNT)
+				v = L_HANGUL | L_PLAIN;
+			else
+				v = L_PLAIN;
+		} else {
+			v |= REC_SELF(r) << L_QSHIFT;
+			if (boundary_before(cp))
+				v |= L_BB;
+			if (REC_FIELDS(r) == F_F &&
+			    M_TYPE(REC_DESC(r)) == M_DELTA && !r->ccc &&
+			    !(r->af & (A_DI | A_SPECIAL)) && !REC_SEC(r))
+				v |= L_SFOLD;
+		}
+		rid[i] = (uint16_t)v;
+	}
 }
 
 /* ---- trie ------------------------------------------------------------- */
@@ -653,7 +719,15 @@ static void build_ages(void)
 
 /* ---- decoding, exactly as the run time does -------------------------- */
 
+static unsigned dec_lane(uint32_t cp);
+
+/* Record number, as fold_rid() reads it. */
 static unsigned dec_rid(uint32_t cp)
+{
+	return dec_lane(cp) & L_RID;
+}
+
+static unsigned dec_lane(uint32_t cp)
 {
 	uint32_t i = fold_idx(cp);
 	unsigned m, off;
@@ -663,12 +737,12 @@ static unsigned dec_rid(uint32_t cp)
 		return leaf[mid[cp >> FOLD_S2] + (cp & ((1u << FOLD_S2) - 1))];
 	}
 	if (cp >= FOLD_EMPTY_LO && cp < FOLD_EMPTY_HI) {
-		if (rid[cp])
+		if (rid[cp] != L_PLAIN)
 			die("U+%04X has data in the empty range", cp);
-		return 0;
+		return L_PLAIN;
 	}
 	if (i >= FOLD_NIDX)
-		return 0;
+		return L_PLAIN;
 	m = top[i >> FOLD_S1];
 	off = mid[m << (FOLD_S1 - FOLD_S2) |
 		  ((i >> FOLD_S2) & ((1u << (FOLD_S1 - FOLD_S2)) - 1))];
@@ -801,6 +875,33 @@ static void verify(void)
 				die("kind %d of U+%04X decodes wrongly", k, cp);
 		}
 	}
+	/* the lane bits promise what the fast lanes rely on */
+	for (cp = 0; cp <= MAX_CP; cp++) {
+		unsigned lv = dec_lane(cp);
+		const struct fold_rec *r = &recs[lv & L_RID];
+		uint32_t t = (uint32_t)((int32_t)cp + M_SDELTA(REC_DESC(r)));
+		if (lv & L_SFOLD) {
+			const struct seq *a = U.clo[K_CF][cp];
+			const struct seq *b = U.clo[K_CFK][cp];
+			const struct seq *c = U.nkcf[cp];
+			if (!a || !b || !c || a->n != 1 || b->n != 1 ||
+			    c->n != 1 || a->c[0] != t || b->c[0] != t ||
+			    c->c[0] != t || U.ccc[cp] || U.ccc[t] ||
+			    list_of_cp[cp] || list_of_cp[t] || U.dec[cp] ||
+			    U.di[cp] || U.clo[K_CF][t])
+				die("U+%04X is not the simple fold its lane "
+				    "value says", cp);
+		}
+		if (((lv & L_SFOLD) && !(lv & L_BB)) ||
+		    (!(lv & L_RID) && !(lv & L_BB) != (cp - 0x1100u < 0x100u)))
+			die("boundary bit of U+%04X is wrong", cp);
+		if (L_QUIET(lv) != ((lv & L_RID) ? REC_SELF(r) :
+				    cp - 0x1100u < 0x100u ? 0u : 3u) ||
+		    !!(lv & L_HANGUL) != (!(lv & L_RID) &&
+					  (cp - 0x1100u < 0x100u ||
+					   cp - SBASE < SCOUNT)))
+			die("lane value of U+%04X is wrong", cp);
+	}
 	for (k = 0; k < nseconds; k++) {
 		int j, l = list_of_cp[seconds[k]];
 		if (!l)
@@ -866,6 +967,7 @@ void emit(const char *path)
 
 	build_pairs();
 	build_records();
+	add_lane_bits();
 	for (s1 = 8; s1 <= 12; s1++)
 		for (s2 = 2; s2 <= 6 && s2 < s1; s2++) {
 			size_t b = build_trie(s1, s2, 0);

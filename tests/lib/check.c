@@ -174,3 +174,18 @@ size_t u8_decode(const char *s, size_t n, uint32_t *out, size_t cap)
 	}
 	return k;
 }
+
+const char *ctx_desc(const struct ctxdef *d)
+{
+	static char buf[4][64];
+	static unsigned k;
+	static const char *const forms[] = {"NFD",  "NFC",	"NFKD",
+					    "NFKC", "CASEFOLD", "NFKC_CF"};
+	char *b = buf[k++ % 4];
+
+	if (!strcmp(d->enc, "ext4"))
+		return "profile ext4";
+	snprintf(b, sizeof buf[0], "%s/%s/0x%x", d->enc,
+		 d->form >= 0 && d->form < 6 ? forms[d->form] : "?", d->flags);
+	return b;
+}

@@ -37,6 +37,15 @@ int ck_finish(void);
 extern unsigned long ck_verbose;
 extern unsigned long ck_total_pass, ck_total_fail;
 
+/* A comparison context named as tests list them ("ext4" = the profile). */
+struct ctxdef {
+	const char *enc;
+	int form; /* enum fold_form */
+	unsigned flags;
+};
+/* "utf8-12.1/CASEFOLD/0x4" (or "profile ext4"), rotating static buffer. */
+const char *ctx_desc(const struct ctxdef *d);
+
 /* Format bytes as "61 CC 88" into a static rotating buffer (for messages). */
 const char *ck_hex(const void *p, size_t n);
 /* Format code points as "U+0061 U+0308". */

@@ -4,7 +4,8 @@
 #                          kernel vectors, encodings (independent UCD oracle)
 #   check-lib-invalid      ill-formed input, opaque blobs, buffer contract
 #   check-lib-icu          differential against ICU 72 and utf8proc
-#   check-lib-asan         the three above under clang ASan+UBSan (build-asan)
+#   check-lib-lanes        fast lanes against the library without them
+#   check-lib-asan         the four above under clang ASan+UBSan (build-asan)
 #   check-lib-fuzz         short libFuzzer runs (fuzz/fuzz.mk)
 #   check-lib-ratio        loose speed ratios and zero allocations (bench/lib)
 #
@@ -72,8 +73,42 @@ CHECK_SUITES += lib-icu
 check-lib-icu: $(TEST_LIB_ICU)
 	$(TEST_LIB_ICU) --random $(LIB_ICU_RANDOM)
 
+# --- lib-lanes -------------------------------------------------------------
+# The fast lanes against the same library built with -DFOLD_NO_LANES (every
+# code point through the general path), both linked into one program: the
+# reference copy is linked into one object whose internal (hidden) symbols
+# are made local and whose API is renamed ref_fold_*.
+TL_REF_OBJS := $(patsubst lib/%.c,$(TL_OBJ)/nolanes/%.o,$(LIBFOLD_SRCS))
+TL_REF := $(TL_OBJ)/fold-ref.o
+TEST_LIB_LANES := $(BUILD)/test-lib-lanes
+
+$(TL_OBJ)/nolanes/%.o: lib/%.c $(LIBFOLD_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) -DFOLD_NO_LANES -c -o $@ $<
+
+$(TL_REF): $(TL_REF_OBJS)
+	$(LD) -r -o $@.all.o $(TL_REF_OBJS)
+	objcopy --localize-hidden $@.all.o $@.loc.o
+	nm -g --defined-only $@.loc.o | awk '{ print $$3, "ref_" $$3 }' >$@.syms
+	objcopy --redefine-syms=$@.syms $@.loc.o $@
+	rm -f $@.all.o $@.loc.o $@.syms
+
+# bench/lib's SipHash-1-3, an implementation apart from fold_hash.c's
+$(TL_OBJ)/siphash.o: bench/lib/siphash.c bench/lib/siphash.h
+	@mkdir -p $(@D)
+	$(CC) $(TL_CFLAGS) -Ibench/lib -c -o $@ $<
+
+$(TEST_LIB_LANES): $(TL_OBJ)/test-lanes.o $(TL_OBJ)/check.o \
+		$(TL_OBJ)/siphash.o $(TL_REF) $(LIBFOLD_A)
+	$(CC) $(LDFLAGS_BASE) -o $@ $^
+
+CHECK_SUITES += lib-lanes
+.PHONY: check-lib-lanes
+check-lib-lanes: $(TEST_LIB_LANES)
+	$(TEST_LIB_LANES)
+
 # --- lib-asan --------------------------------------------------------------
-# The three suites above, rebuilt from scratch (library included) with clang
+# The four suites above, rebuilt from scratch (library included) with clang
 # and ASan+UBSan into build-asan; a failed build counts as a failure, so
 # this also checks that libfold, these tests and the bench objects are
 # clang -Werror clean.  Sampled (--quick, --cp-stride, fewer random names)
@@ -94,6 +129,7 @@ check-lib-asan:
 	@sh tests/lib/sum-runs.sh \
 	  "$(LIB_ASAN_MAKE) $(LIB_ASAN_BUILD)/test-lib-conformance \
 	     $(LIB_ASAN_BUILD)/test-lib-invalid $(LIB_ASAN_BUILD)/test-lib-icu \
+	     $(LIB_ASAN_BUILD)/test-lib-lanes \
 	     $(LIB_ASAN_BUILD)/NormalizationTest.txt \
 	     $(LIB_ASAN_BUILD)/obj/bench/lib/bench-lib.o \
 	     $(LIB_ASAN_BUILD)/obj/bench/lib/corpus.o && \
@@ -103,4 +139,5 @@ check-lib-asan:
 	     --ucd $(UCD) --normtest $(LIB_ASAN_BUILD)/NormalizationTest.txt" \
 	  "$(LIB_ASAN_ENV) $(LIB_ASAN_BUILD)/test-lib-invalid" \
 	  "$(LIB_ASAN_ENV) $(LIB_ASAN_BUILD)/test-lib-icu --random 20000 \
-	     --cp-stride 17"
+	     --cp-stride 17" \
+	  "$(LIB_ASAN_ENV) $(LIB_ASAN_BUILD)/test-lib-lanes --names 1500"

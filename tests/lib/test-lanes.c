@@ -1,0 +1,340 @@
+/*
+ * test-lanes.c - lib-lanes: libfold's fast lanes against the library's own
+ * general path.
+ *
+ * The program links two copies of libfold: the normal one and one built
+ * with -DFOLD_NO_LANES, where every code point goes through expansion,
+ * ordering and composition (its API renamed ref_fold_*, its internals made
+ * local; see suite.mk).  Names are built to sit on the lanes' boundaries:
+ * ASCII next to combining marks, composable starters at the end of a
+ * copied span, a mark after a span, Hangul LV and LVT syllables before
+ * trailing jamo, simple folds (old and new), code points unassigned at
+ * older versions, ignorables, compatibility characters, ill-formed bytes
+ * and NULs in the middle of a span, long runs of marks.  For every context
+ * (all forms and flags, several versions, the ext4 profile, ascii) each
+ * name's key, normalized form and hash must equal the reference's, and so
+ * must fold_cmp/fold_equal against a related name (its key, a one-element
+ * change, a shared prefix, its ASCII letters' case flipped), which must
+ * also agree with the order of the reference keys; fold_key with every cap from 0 to the key's
+ * length must write exactly the key's prefix and nothing past cap.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "fold.h"
+
+/* The reference copy (no fast lanes). */
+ssize_t ref_fold_key(const struct fold_ctx *ctx, const char *s, size_t n,
+		     char *out, size_t cap);
+ssize_t ref_fold_normalize(const struct fold_ctx *ctx, const char *s,
+			   size_t n, char *out, size_t cap);
+uint64_t ref_fold_hash(const struct fold_ctx *ctx,
+		       const struct fold_seed *seed, const char *s, size_t n);
+int ref_fold_cmp(const struct fold_ctx *ctx, const char *a, size_t an,
+		 const char *b, size_t bn);
+int ref_fold_equal(const struct fold_ctx *ctx, const char *a, size_t an,
+		   const char *b, size_t bn);
+/* The benchmark's SipHash-1-3 (bench/lib/siphash.c), written apart. */
+uint64_t bench_siphash13(uint64_t k0, uint64_t k1, const void *p, size_t n);
+
+static const struct fold_seed seed = {0x0123456789abcdefull, 0x5eed};
+
+/* Pieces names are made of: code points (as UTF-8) and raw byte strings.
+ * Grouped by the lane boundary they probe. */
+static const char *const pieces[] = {
+	/* ASCII: letters of both cases, digits, punctuation */
+	"a", "e", "o", "A", "E", "O", "Z", "z", "s", "i", "K", "1", ".", "_",
+	" ", "readme", "IMG_", "Makefile", ".txt", "abcdefgh", "ABCDEFGHIJ",
+	/* combining marks (several classes), incl. U+0345 and late ones */
+	"\xCC\x80", "\xCC\x81", "\xCC\x88", "\xCC\xA3", "\xCC\xA7",
+	"\xCD\x85", "\xCC\x9B", "\xD6\xB0", "\xE0\xBD\xB1", "\xE1\xAA\xB0",
+	"\xE0\xA2\x98", "\xE3\x82\x99", "\xE3\x82\x9A", "\xCD\x8F",
+	/* precomposed letters: quiet composites and their capitals */
+	"\xC3\xA9", "\xC3\x89", "\xC3\xB6", "\xC3\x96", "\xC7\x96",
+	"\xC8\xAB", "\xE1\xB8\x97", "\xE1\xBB\x87", "\xC3\xA5",
+	"\xE1\xBD\x88", "\xCE\x88", "\xC7\x95", "\xE1\xB8\x80",
+	"\xC7\xBA", "\xC3\x9C", "\xE1\xBA\xA0",
+	/* simple folds: Greek, Cyrillic, Glagolitic (4.1), Georgian
+	 * Mtavruli (11.0), Osage (9.0), Latin Ext-D (14.0), Cherokee */
+	"\xCE\xA6", "\xCE\x91", "\xD0\x94", "\xD0\x81", "\xE2\xB0\x80",
+	"\xE1\xB2\x90", "\xF0\x90\x92\xB0", "\xEA\x9F\x80", "\xEA\xAD\xB0",
+	"\xE1\x8E\xA0", "\xCF\x86", "\xD0\xB4",
+	/* folds to several code points, special cases */
+	"\xC3\x9F", "\xEF\xAC\x81", "\xCE\x90", "\xC4\xB0", "\xE1\xBE\x80",
+	"\xE1\xBE\xBC", "\xCE\x86", "\xE2\x84\xAB", "\xE2\x84\xA6",
+	"\xE0\xA5\x98", "\xE0\xBD\xB3", "\xCD\x84", "\xCD\xBA",
+	/* Hangul: LV, LVT syllables, L, V, T jamo */
+	"\xEA\xB0\x80", "\xEA\xB0\x81", "\xEC\x82\xAC", "\xED\x9E\xA3",
+	"\xE1\x84\x80", "\xE1\x85\xA1", "\xE1\x86\xA8", "\xE1\x87\x82",
+	/* CJK: URO, ext A (3.0), ext B (3.1), compatibility ideographs */
+	"\xE4\xB8\x80", "\xE3\x90\x80", "\xF0\xA0\x80\x80",
+	"\xEF\xA4\x80", "\xF0\xAF\xA0\x80", "\xE5\xA0\xB1",
+	/* kana: half-width (compatibility), voiced marks, composed */
+	"\xEF\xBE\x83", "\xEF\xBE\x9E", "\xE3\x83\x86", "\xE3\x83\x87",
+	"\xE3\x83\x97", "\xEF\xBC\xA1", "\xEF\xBC\x92", "\xE2\x91\xA0",
+	"\xEF\xB7\xBA", /* U+FDFA: 18 code points under NFKD */
+	/* ignorables (incl. reserved ones), ZWJ, variation selectors */
+	"\xC2\xAD", "\xE2\x80\x8B", "\xE2\x80\x8D", "\xEF\xB8\x8F",
+	"\xF3\xA0\x80\x81", "\xE2\x81\xA5", "\xEF\xBF\xB0",
+	/* emoji and other 4-byte code points, late assignments */
+	"\xF0\x9F\x8E\x89", "\xE2\x9D\xA4", "\xF0\x9F\x8F\xBD",
+	"\xF0\x9F\x98\x80", "\xE0\xA1\xA0", "\xF0\x9E\xA4\x80",
+	"\xF0\x9E\xA4\xA2",
+	/* ill-formed: stray continuation, overlong, surrogate, too big,
+	 * truncated, C0/C1 leads, NUL */
+	"\x80", "\xC0\x80", "\xED\xA0\x80", "\xF4\x90\x80\x80", "\xE2\x82",
+	"\xC1", "\xFF", "\x00",
+};
+#define NPIECES (sizeof pieces / sizeof *pieces)
+/* Index of the first ill-formed piece: names avoid them mostly. */
+#define FIRST_BAD (NPIECES - 8)
+
+static const struct ctxdef ctxs[] = {
+	{"utf8", FOLD_NFD, 0},
+	{"utf8", FOLD_NFC, 0},
+	{"utf8", FOLD_NFKD, 0},
+	{"utf8", FOLD_NFKC, 0},
+	{"utf8", FOLD_CASEFOLD, 0},
+	{"utf8", FOLD_CASEFOLD, FOLD_COMPAT},
+	{"utf8", FOLD_CASEFOLD, FOLD_IGNORABLES},
+	{"utf8", FOLD_NFKC_CF, 0},
+	{"utf8", FOLD_NFC, FOLD_IGNORABLES},
+	{"utf8", FOLD_NFKC_CF, FOLD_STRICT},
+	{"utf8-1.1", FOLD_NFKC_CF, 0},
+	{"utf8-1.1", FOLD_CASEFOLD, 0},
+	{"utf8-3.0", FOLD_NFC, 0},
+	{"utf8-4.0", FOLD_NFKC_CF, 0},
+	{"utf8-9.0", FOLD_NFKC_CF, 0},
+	{"utf8-9.0", FOLD_CASEFOLD, FOLD_COMPAT},
+	{"utf8-12.1", FOLD_NFKC_CF, 0},
+	{"utf8-13.0", FOLD_NFKC, 0},
+	{"ext4", FOLD_CASEFOLD, 0}, /* the profile */
+	{"ascii", FOLD_CASEFOLD, 0},
+	{"ascii", FOLD_NFKC_CF, 0},
+};
+#define NCTX (sizeof ctxs / sizeof *ctxs)
+
+static uint64_t rng = 0x2545F4914F6CDD1Dull;
+
+static unsigned below(unsigned n)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (unsigned)((rng >> 11) % n);
+}
+
+#define NAMEMAX 600
+
+/* A name of up to about 14 pieces; 1 in 16 may hold an ill-formed piece,
+ * 1 in 32 carries a run of 20-45 marks, 1 in 32 (another) 10-30 U+FDFA,
+ * whose keys take several pieces of stream output. */
+static size_t make_name(char *s)
+{
+	size_t n = 0;
+	unsigned k, count = 1 + below(14);
+	int bad_ok = below(16) == 0;
+	for (k = 0; k < count; k++) {
+		const char *p = pieces[below(bad_ok ? NPIECES : FIRST_BAD)];
+		size_t l = *p ? strlen(p) : 1; /* "\x00" is one NUL byte */
+		memcpy(s + n, p, l);
+		n += l;
+	}
+	if (below(32) == 0) {
+		unsigned m = 10 + below(21);
+		for (k = 0; k < m && n + 3 < NAMEMAX - 64; k++) {
+			memcpy(s + n, "\xEF\xB7\xBA", 3);
+			n += 3;
+		}
+	}
+	if (below(32) == 0) {
+		unsigned m = 20 + below(26);
+		for (k = 0; k < m; k++) {
+			const char *p = pieces[21 + below(14)];
+			size_t l = strlen(p);
+			if (n + l > NAMEMAX - 64)
+				break;
+			memcpy(s + n, p, l);
+			n += l;
+		}
+	}
+	return n;
+}
+
+/* A name related to s: a different piece at one place, a shared prefix
+ * with another tail, or its ASCII letters' case flipped. */
+static size_t relate(const char *s, size_t n, char *t)
+{
+	size_t cut = n ? below((unsigned)n + 1) : 0, m, i;
+	switch (below(3)) {
+	case 0:
+		memcpy(t, s, n);
+		for (i = 0; i < n; i++)
+			if (((t[i] | 32) >= 'a' && (t[i] | 32) <= 'z') &&
+			    below(2))
+				t[i] ^= 32;
+		return n;
+	case 1: {
+		const char *p = pieces[below(FIRST_BAD)];
+		size_t l = strlen(p);
+		memcpy(t, s, cut);
+		memcpy(t + cut, p, l);
+		memcpy(t + cut + l, s + cut, n - cut);
+		return n + l;
+	}
+	default:
+		memcpy(t, s, cut);
+		m = make_name(t + cut);
+		return cut + m;
+	}
+}
+
+static int sign(int x)
+{
+	return x < 0 ? -1 : x > 0;
+}
+
+static char key[8 * NAMEMAX * 18], rkey[8 * NAMEMAX * 18];
+static char nrm[sizeof key], rnrm[sizeof key];
+
+static void check_name(const struct fold_ctx *c, const struct ctxdef *d,
+		       const char *s, size_t n, int buffers)
+{
+	ssize_t k = fold_key(c, s, n, key, sizeof key);
+	ssize_t rk = ref_fold_key(c, s, n, rkey, sizeof rkey);
+	ssize_t z, rz;
+	ck(k == rk && (k < 0 || !memcmp(key, rkey, (size_t)k)),
+	   "%s: key of %s: %s, reference %s", ctx_desc(d), ck_hex(s, n),
+	   k < 0 ? "error" : ck_hex(key, (size_t)k),
+	   rk < 0 ? "error" : ck_hex(rkey, (size_t)rk));
+	z = fold_normalize(c, s, n, nrm, sizeof nrm);
+	rz = ref_fold_normalize(c, s, n, rnrm, sizeof rnrm);
+	ck(z == rz && (z < 0 || !memcmp(nrm, rnrm, (size_t)z)),
+	   "%s: normalize %s: %s, reference %s", ctx_desc(d), ck_hex(s, n),
+	   z < 0 ? "error" : ck_hex(nrm, (size_t)z),
+	   rz < 0 ? "error" : ck_hex(rnrm, (size_t)rz));
+	ck(fold_hash(c, &seed, s, n) == ref_fold_hash(c, &seed, s, n),
+	   "%s: hash of %s differs from the reference", ctx_desc(d),
+	   ck_hex(s, n));
+	{
+		/* fold_hash is SipHash-1-3 of the key (the bytes of an
+		 * ill-formed name) under the seed with the context mixed in
+		 * as fold_hash.c does */
+		uint64_t cw = (uint64_t)c->charset | (uint64_t)c->form << 8 |
+			      (uint64_t)c->age << 16 | (uint64_t)c->flags << 24;
+		uint64_t want = rk >= 0 ?
+			bench_siphash13(seed.k0 ^ cw,
+					seed.k1 ^ cw * 0x9E3779B97F4A7C15ull,
+					rkey, (size_t)rk) :
+			bench_siphash13(seed.k0 ^ cw,
+					seed.k1 ^ cw * 0x9E3779B97F4A7C15ull,
+					s, n);
+		ck(fold_hash(c, &seed, s, n) == want,
+		   "%s: hash of %s is not SipHash-1-3 of its key", ctx_desc(d),
+		   ck_hex(s, n));
+	}
+	if (buffers && rk > 0) {
+		/* every cap: the key's prefix, nothing past cap */
+		size_t cap;
+		for (cap = 0; cap <= (size_t)rk; cap++) {
+			char buf[sizeof key];
+			ssize_t r;
+			memset(buf, 0xA5, cap + 8);
+			r = fold_key(c, s, n, buf, cap);
+			ck(r == rk && !memcmp(buf, rkey, cap) &&
+				   (unsigned char)buf[cap] == 0xA5 &&
+				   (unsigned char)buf[cap + 7] == 0xA5,
+			   "%s: key of %s with cap %zu: %zd, want %zd and "
+			   "the key's prefix only",
+			   ctx_desc(d), ck_hex(s, n), cap, r, rk);
+		}
+	}
+}
+
+static char ka[sizeof key], kb[sizeof key];
+
+/* fold_cmp and fold_equal against the reference copy's, and against the
+ * order of the reference keys (memcmp, shorter prefix first), which does
+ * not depend on fold_cmp.c at all. */
+static void check_pair(const struct fold_ctx *c, const struct ctxdef *d,
+		       const char *a, size_t an, const char *b, size_t bn)
+{
+	int r = fold_cmp(c, a, an, b, bn), rr = ref_fold_cmp(c, a, an, b, bn);
+	int e = fold_equal(c, a, an, b, bn);
+	int re = ref_fold_equal(c, a, an, b, bn);
+	ssize_t la = ref_fold_key(c, a, an, ka, sizeof ka);
+	ssize_t lb = ref_fold_key(c, b, bn, kb, sizeof kb);
+	ck(sign(r) == sign(rr) && e == re && e == (r == 0),
+	   "%s: %s vs %s: cmp %d equal %d, reference cmp %d equal %d",
+	   ctx_desc(d), ck_hex(a, an), ck_hex(b, bn), r, e, rr, re);
+	if (la >= 0 && lb >= 0) {
+		size_t m = (size_t)(la < lb ? la : lb);
+		int kd = memcmp(ka, kb, m);
+		if (!kd)
+			kd = la < lb ? -1 : la > lb;
+		ck(sign(r) == sign(kd) && e == !kd,
+		   "%s: %s vs %s: cmp %d equal %d, keys order %d", ctx_desc(d),
+		   ck_hex(a, an), ck_hex(b, bn), r, e, sign(kd));
+	}
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long names = 6000, i;
+	size_t j;
+	static char s[NAMEMAX], t[NAMEMAX * 2];
+	for (i = 1; i < (unsigned long)argc; i++) {
+		if (!strcmp(argv[i], "--names") && i + 1 < (unsigned long)argc) {
+			names = strtoul(argv[++i], NULL, 10);
+		} else if (!strcmp(argv[i], "--help")) {
+			printf("Usage: test-lib-lanes [--names N]\n\n"
+			       "Checks libfold's fast lanes against the same "
+			       "library built without them\n(FOLD_NO_LANES): "
+			       "keys, normalized forms, hashes, fold_cmp and\n"
+			       "fold_equal of N generated names (default 6000) "
+			       "built from pieces that\nsit on the lanes' "
+			       "boundaries, under every form and several "
+			       "versions, and\nfold_key at every buffer size "
+			       "for 1 name in 8.  Ends with \"N passed, N "
+			       "failed\".\n");
+			return 0;
+		} else {
+			fprintf(stderr, "test-lib-lanes: bad argument '%s' "
+				"(see --help)\n", argv[i]);
+			return 2;
+		}
+	}
+	for (j = 0; j < NCTX; j++) {
+		const struct ctxdef *d = &ctxs[j];
+		struct fold_ctx c;
+		static char gname[NCTX][64]; /* ck_group keeps the pointer */
+		int err = !strcmp(d->enc, "ext4") ?
+				  fold_init_profile(&c, "ext4") :
+				  fold_init(&c, d->enc, (enum fold_form)d->form, d->flags);
+		snprintf(gname[j], sizeof gname[j], "%s", ctx_desc(d));
+		ck_group(gname[j]);
+		if (!ck(err == 0, "%s: fold_init failed: %d", ctx_desc(d), err))
+			continue;
+		rng = 0x2545F4914F6CDD1Dull + j; /* each context its names */
+		for (i = 0; i < names; i++) {
+			size_t n = make_name(s), m;
+			check_name(&c, d, s, n, i % 8 == 0);
+			m = relate(s, n, t);
+			check_name(&c, d, t, m, 0);
+			check_pair(&c, d, s, n, t, m);
+			/* a name against its own key */
+			{
+				ssize_t k = ref_fold_key(&c, s, n, rkey,
+							 sizeof rkey);
+				if (k >= 0 && (size_t)k < sizeof t) {
+					memcpy(t, rkey, (size_t)k);
+					check_pair(&c, d, s, n, t, (size_t)k);
+				}
+			}
+		}
+	}
+	return ck_finish();
+}
