@@ -137,6 +137,16 @@ static int canon_encoding(const char *in, char *out, size_t cap)
 }
 
 /* Copy v into a fixed field; refuse what does not fit rather than cut it. */
+/* A control character other than tab: never part of a record value
+ * (the reader refuses it, the writer never writes it). */
+static int has_ctl(const char *s)
+{
+	for (; *s; s++)
+		if (((unsigned char)*s < 0x20 && *s != '\t') || *s == 0x7f)
+			return 1;
+	return 0;
+}
+
 static int set_field(char *dst, size_t cap, const char *v)
 {
 	size_t n = strlen(v);
@@ -193,6 +203,12 @@ static int parse_record(char *text, size_t len, struct foldfs_record *rec,
 			*--p = '\0';
 		while (*val == ' ' || *val == '\t')
 			val++;
+		if (has_ctl(val)) {
+			seterr(err, errlen,
+			       "line %d: control character in the value of %s",
+			       lineno, key);
+			return -EINVAL;
+		}
 
 		if (!strcmp(key, "format")) {
 			char *e;
@@ -364,7 +380,7 @@ static int field_ok(const char *s, size_t cap)
 
 	if (n == cap)
 		return 0;
-	if (strpbrk(s, "\n\r"))
+	if (has_ctl(s))
 		return 0;
 	if (n && (s[0] == ' ' || s[0] == '\t' || s[n - 1] == ' ' ||
 		  s[n - 1] == '\t'))
