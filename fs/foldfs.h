@@ -25,7 +25,7 @@
 #ifndef FOLDFS_H
 #define FOLDFS_H
 
-#define FUSE_USE_VERSION 34
+#define FUSE_USE_VERSION 312 /* 3.12: loop config with max_threads */
 #include <fuse_lowlevel.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -330,7 +330,7 @@ void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size);
 void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name);
 
-void op_ioctl(fuse_req_t req, fuse_ino_t ino, int cmd, void *arg,
+void op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned cmd, void *arg,
 	      struct fuse_file_info *fi, unsigned flags, const void *in_buf,
 	      size_t in_bufsz, size_t out_bufsz);
 

@@ -129,7 +129,7 @@ void fold_refresh(struct node *d)
 	     (void *)d, on ? "folding" : "plain");
 }
 
-void op_ioctl(fuse_req_t req, fuse_ino_t ino, int cmd, void *arg,
+void op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned cmd, void *arg,
 	      struct fuse_file_info *fi, unsigned flags, const void *in_buf,
 	      size_t in_bufsz, size_t out_bufsz)
 {

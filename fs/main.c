@@ -837,9 +837,17 @@ int main(int argc, char **argv)
 	if (F.single) {
 		r = fuse_session_loop(F.se);
 	} else {
-		struct fuse_loop_config cfg = { .clone_fd = 0,
-						.max_idle_threads = 10 };
-		r = fuse_session_loop_mt(F.se, &cfg);
+		/* libfuse's default of 10 workers is soon all busy when
+		 * SOURCE is slow (NFS) and many callers wait on it; a waiting
+		 * flock() never takes one (ops_flock.c). */
+		struct fuse_loop_config *cfg = fuse_loop_cfg_create();
+		if (!cfg)
+			die("out of memory");
+		fuse_loop_cfg_set_clone_fd(cfg, 0);
+		fuse_loop_cfg_set_idle_threads(cfg, 10);
+		fuse_loop_cfg_set_max_threads(cfg, 64);
+		r = fuse_session_loop_mt(F.se, cfg);
+		fuse_loop_cfg_destroy(cfg);
 	}
 
 	watch_stop();
