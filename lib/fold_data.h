@@ -37,6 +37,11 @@
  *   M_PAIR   a two-code-point canonical decomposition, entry rel + cp of
  *            fold_pairs[] (first element, second element, composite age);
  *            the first element may decompose again, the second never.
+ *            Bits 16-19 of a record's own M_PAIR descriptor (M_CFOLD)
+ *            are a composed-fold code: if nonzero, the code point's
+ *            NFKC_CF key, at every version it is assigned in, is the
+ *            single code point cp + fold_cdelta[code], quiet at level 3
+ *            (capital precomposed letters: U+00C9 -> U+00E9).
  * The cp-relative forms let runs of code points share one descriptor, and
  * so one record and one trie block.
  */
@@ -90,6 +95,7 @@ struct fold_rec {
 #define M_LEN(m) (((m) >> 14) & 0x3Fu)
 #define M_OFF(m, cp) (((m) + (cp) * M_LEN(m)) & 0x3FFFu)
 #define M_PAIRIDX(m, cp) (((m) + (cp)) & 0xFFFFu)
+#define M_CFOLD(m) (((m) >> 16) & 0xFu) /* of an M_PAIR: fold_cdelta[] */
 #define M_INDEX(m) ((m) & 0xFFFFFu)
 #define FOLD_POOL_MAX 0x4000 /* M_OFF wraps at this size */
 
@@ -127,6 +133,7 @@ extern const uint32_t fold_comp[];
 extern const uint32_t fold_corr[]; /* triples: cp, original, age */
 extern const unsigned fold_ncorr;
 extern const uint32_t fold_nkcf[]; /* pairs: cp, descriptor */
+extern const uint32_t fold_cdelta[]; /* M_CFOLD deltas, two's complement */
 extern const unsigned fold_nnkcf;
 /* Ages of all code points, for fold_cp_age(): runs of (age << 3 | n),
  * n < 7: run of n+1 code points, n == 7: two more bytes hold length-1
@@ -162,10 +169,10 @@ static inline uint32_t fold_idx(uint32_t cp)
 	return FOLD_NIDX;
 }
 
-/* Speed-ups of the lookup, both checked by mktables: the mid blocks of
+/* Speed-ups of the lookup, all checked by mktables: the mid blocks of
  * U+0000..U+07FF come first in fold_mid, in order (fold_top[i] == i), so
- * two-byte characters skip a level; and U+3400..U+9FFF (CJK) has no data
- * at all. */
+ * two-byte characters skip a level; U+3400..U+9FFF (CJK) has no data
+ * at all; and every Hangul syllable has the same lane value. */
 #define FOLD_DIRECT 0x800u
 #define FOLD_EMPTY_LO 0x3400u
 #define FOLD_EMPTY_HI 0xA000u
@@ -210,6 +217,8 @@ static inline unsigned fold_lane(uint32_t cp)
 				 (cp & ((1u << FOLD_S2) - 1))];
 	if (cp - FOLD_EMPTY_LO < FOLD_EMPTY_HI - FOLD_EMPTY_LO)
 		return L_PLAIN;
+	if (cp - SBASE < SCOUNT)
+		return L_HANGUL | L_PLAIN; /* what the trie holds (checked) */
 	i = fold_idx(cp);
 	if (i >= FOLD_NIDX)
 		return L_PLAIN;

@@ -231,7 +231,8 @@ static unsigned fs_decode_rare(const unsigned char *p,
 	return 4;
 }
 
-/* The same with the common two- and three-byte forms inline. */
+/* The same with the common two- and three-byte forms (E0 and the
+ * four-byte forms aside) inline. */
 static FS_INLINE unsigned fs_dec(const unsigned char *p,
 				 const unsigned char *end, uint32_t *cp)
 {
@@ -243,8 +244,11 @@ static FS_INLINE unsigned fs_dec(const unsigned char *p,
 		}
 		return 0;
 	}
-	if (c - 0xE1u < 0x0Fu && c != 0xED) {
-		if (end - p >= 3 && ((p[1] ^ 0x80u) | (p[2] ^ 0x80u)) < 0x40u) {
+	if (c - 0xE1u < 0x0Fu) {
+		/* ED: U+D000..U+D7FF (Hangul syllables up to U+D7A3 among
+		 * them); ED A0..ED BF would be surrogates */
+		if (end - p >= 3 && ((p[1] ^ 0x80u) | (p[2] ^ 0x80u)) < 0x40u &&
+		    (c != 0xED || p[1] < 0xA0)) {
 			*cp = (c & 0x0Fu) << 12 | (p[1] & 0x3Fu) << 6 |
 			      (p[2] & 0x3Fu);
 			return 3;
@@ -552,6 +556,26 @@ static FS_INLINE uint32_t fs_simple_fold(const struct fstream *fs, uint32_t cp,
 	return (uint32_t)((int32_t)cp + M_SDELTA(REC_DESC(r)));
 }
 
+/* In NFKC_CF: if the code point cp (lane value lv) is a composed fold
+ * (fold_data.h, M_CFOLD) assigned at the stream's version, its key, one
+ * code point quiet at level 3 that is a composite (so it cannot be held
+ * as stage 3's starter: a mark after it may reorder before the marks of
+ * its decomposition); else 0.  Capital precomposed letters (U+00C9,
+ * U+0386, U+0419) are the bulk of these. */
+static FS_INLINE uint32_t fs_composed_fold(const struct fstream *fs,
+					   uint32_t cp, unsigned lv)
+{
+	const struct fold_rec *r;
+	uint32_t m;
+	if (!(lv & L_BB))
+		return 0;
+	r = &fold_recs[lv & L_RID];
+	m = REC_DESC(r);
+	if (M_TYPE(m) != M_PAIR || !M_CFOLD(m) || REC_AGE(r) > fs->age)
+		return 0;
+	return (uint32_t)((int32_t)cp + (int32_t)fold_cdelta[M_CFOLD(m)]);
+}
+
 /* Can what precedes the code point at p no longer change?  True at the
  * end of input and for ASCII; for a code point with a boundary before it
  * (L_BB: its key starts with a starter nothing combines with; Hangul
@@ -701,15 +725,16 @@ static FS_INLINE uint64_t fs_special8(uint64_t w)
  *    their jamo) and simple folds are final at once (what follows a
  *    starter can only reorder among the marks after it).
  *  - Composing forms: ASCII, quiet code points (Hangul syllables
- *    included) and simple folds; each is final once the next code point
+ *    included), simple folds and (NFKC_CF) composed folds, which become
+ *    their key, one quiet composite; each is final once the next code point
  *    is known to combine with nothing before it (ASCII, quiet, a simple
  *    fold, L_BB) or the input ends.  The last one copied is "pending"
  *    (pend, opend) until then.  If what follows may combine with it, it
  *    becomes stage 3's held starter when it has no decomposition (hold:
  *    ASCII, folded; a code point without a record; a simple fold's
- *    target), as the general path would hold it; else (a composite) it
- *    is given back to the general path, and fs->slow remembers that, so
- *    the lane is not tried there again.
+ *    target), as the general path would hold it; else (a composite, a
+ *    composed fold) it is given back to the general path, and fs->slow
+ *    remembers that, so the lane is not tried there again.
  * The lane stops before anything else, NUL and ill-formed input included;
  * a non-ASCII code point it stops at is left decoded for the general path.
  */
@@ -719,6 +744,9 @@ static FS_INLINE void fs_fast(struct fstream *fs, unsigned want, const int C,
 	const unsigned char *p = fs->p, *e = fs->end, *pend = p;
 	unsigned char *o = fs->out + fs->outn, *olim = fs->out + want;
 	unsigned char *opend = o;
+	/* stores to out[] may alias *fs: keep what the loop reads in locals */
+	const unsigned char *const pk = fs->pk_p;
+	const unsigned level = fs->level;
 	uint32_t cp, t, hold = 0;
 	unsigned len, lv;
 	while (o < olim) {
@@ -779,7 +807,7 @@ ascii_end:
 			hold = *opend;
 			continue;
 		}
-		if (p == fs->pk_p) {
+		if (p == pk) {
 			cp = fs->pk_cp;
 			lv = fs->pk_lv;
 			len = fs->pk_len;
@@ -794,7 +822,7 @@ ascii_end:
 			opend = o;
 			break;
 		}
-		if (C ? fs_quiet(fs, lv) : fs_inert(lv)) {
+		if (C ? L_QUIET(lv) >= level : fs_inert(lv)) {
 			pend = p;
 			opend = o;
 			hold = lv & L_RID ? 0 : cp;
@@ -807,6 +835,16 @@ ascii_end:
 			pend = p;
 			opend = o;
 			hold = t;
+			o = fs_utf8(o, t);
+			p += len;
+			continue;
+		}
+		if (F && C && (t = fs_composed_fold(fs, cp, lv)) != 0) {
+			/* pending, never held: given back to the general
+			 * path if what follows may combine with it */
+			pend = p;
+			opend = o;
+			hold = 0;
 			o = fs_utf8(o, t);
 			p += len;
 			continue;
@@ -856,7 +894,8 @@ static FS_INLINE int fs_lane_takes(const struct fstream *fs, uint32_t cp,
 	if (C ? fs_quiet(fs, lv) : fs_inert(lv))
 		return 1;
 	return (F && (lv & L_SFOLD)) ||
-	       (!C && (lv & L_HANGUL) && cp - SBASE < SCOUNT);
+	       (!C && (lv & L_HANGUL) && cp - SBASE < SCOUNT) ||
+	       (F && C && fs_composed_fold(fs, cp, lv));
 }
 
 /* With something held: does the non-ASCII code point cp (lane value lv)

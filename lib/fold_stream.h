@@ -22,7 +22,9 @@
  * the folding forms) and such code points, which the trie's lane value
  * classifies (fold_data.h, L_*): inert ones and Hangul syllables in the
  * decomposing forms; quiet ones and simple folds in the composing forms,
- * each final once the next code point cannot combine with it (L_BB).  The
+ * and in NFKC_CF composed folds (M_CFOLD: capital precomposed letters to
+ * their small letter), each final once the next code point cannot
+ * combine with it (L_BB).  The
  * stages run only where the lane stops, and it resumes as soon as what
  * they hold is final.
  *

@@ -460,6 +460,48 @@ static int self_level(uint32_t cp)
 	return 3;
 }
 
+/* Deltas of the composed folds (fold_data.h, M_CFOLD): code k names
+ * cdelta[k]; 0 is "none". */
+static uint32_t cdelta[16];
+static unsigned ncdelta = 1;
+
+static int boundary_before(uint32_t cp);
+
+/* The M_CFOLD code of cp: nonzero if cp is an assigned starter, nobody's
+ * second element, with a boundary before it, whose NFKC_CF key at every
+ * version from its age is one other code point t that is quiet at level
+ * 3 (its own key at every version, combining with nothing before it).
+ * Capital precomposed letters are the bulk of these (U+00C9 -> U+00E9). */
+static unsigned cfold_code(uint32_t cp)
+{
+	uint32_t t = 0;
+	int32_t d;
+	unsigned k;
+	int v;
+	if (!U.age[cp] || U.ccc[cp] || list_of_cp[cp] || U.di[cp] ||
+	    corrected_or_excluded(cp) || !boundary_before(cp))
+		return 0;
+	for (v = U.age[cp]; v <= U.nversions; v++) {
+		struct seq s;
+		ref_closure(K_CFK, cp, v, 1, &s);
+		canon_order(&s, v);
+		compose_seq(&s, v);
+		if (s.n != 1 || s.c[0] == cp || (t && s.c[0] != t))
+			return 0;
+		t = s.c[0];
+	}
+	if (self_level(t) != 3 || U.age[t] > U.age[cp])
+		return 0;
+	d = (int32_t)t - (int32_t)cp;
+	for (k = 1; k < ncdelta; k++)
+		if (cdelta[k] == (uint32_t)d)
+			return k;
+	if (ncdelta == 16)
+		return 0; /* out of codes: the general path does it */
+	cdelta[ncdelta] = (uint32_t)d;
+	return ncdelta++;
+}
+
 static void build_records(void)
 {
 	uint32_t *desc[3];
@@ -520,6 +562,10 @@ static void build_records(void)
 			    cp);
 		if (ng == 1) {
 			m = group[0];
+			if (fields == F_D && M_TYPE(m) == M_PAIR &&
+			    !(af & (A_DI | A_SPECIAL)) &&
+			    !r.ccc && !sec)
+				m |= cfold_code(cp) << 16;
 		} else if (ng) {
 			uint32_t *g = xcalloc((size_t)ng, sizeof(*g));
 			memcpy(g, group, (size_t)ng * sizeof(*g));
@@ -892,6 +938,22 @@ static void verify(void)
 				die("U+%04X is not the simple fold its lane "
 				    "value says", cp);
 		}
+		if (M_TYPE(REC_DESC(r)) == M_PAIR && M_CFOLD(REC_DESC(r))) {
+			uint32_t m = REC_DESC(r);
+			uint32_t ct = (uint32_t)((int32_t)cp +
+					(int32_t)cdelta[M_CFOLD(m)]);
+			if (M_CFOLD(m) >= ncdelta || !(lv & L_BB) ||
+			    REC_FIELDS(r) != F_D || r->ccc || REC_SEC(r) ||
+			    (r->af & (A_DI | A_SPECIAL)) ||
+			    REC_AGE(r) != U.age[cp] || U.age[ct] > U.age[cp] ||
+			    L_QUIET(dec_lane(ct)) != 3 ||
+			    cfold_code(cp) != M_CFOLD(m))
+				die("U+%04X is not the composed fold its "
+				    "record says", cp);
+		}
+		if (cp - SBASE < SCOUNT && lv != (L_HANGUL | L_PLAIN))
+			die("lane value of syllable U+%04X is not the "
+			    "constant the lanes assume", cp);
 		if (((lv & L_SFOLD) && !(lv & L_BB)) ||
 		    (!(lv & L_RID) && !(lv & L_BB) != (cp - 0x1100u < 0x100u)))
 			die("boundary bit of U+%04X is wrong", cp);
@@ -1056,6 +1118,7 @@ void emit(const char *path)
 		emit_ints("uint32_t", "fold_nkcf", exc, 2, 4, 2);
 		fprintf(out, "const unsigned fold_nnkcf = %d;\n", U.nexc);
 	}
+	emit_ints("uint32_t", "fold_cdelta", cdelta, ncdelta, 4, 8);
 	emit_ints("uint8_t", "fold_age_runs", age_runs, nage_runs, 1, 16);
 	emit_ints("uint16_t", "fold_age_index", age_index, NCP >> 14, 2, 12);
 	emit_ints("uint16_t", "fold_age_skip", age_skip, NCP >> 14, 2, 12);

@@ -175,7 +175,7 @@ size_t u8_decode(const char *s, size_t n, uint32_t *out, size_t cap)
 	return k;
 }
 
-const char *ctx_desc(const struct ctxdef *d)
+const char *ctxdef_desc(const struct ctxdef *d)
 {
 	static char buf[4][64];
 	static unsigned k;

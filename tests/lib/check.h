@@ -44,7 +44,7 @@ struct ctxdef {
 	unsigned flags;
 };
 /* "utf8-12.1/CASEFOLD/0x4" (or "profile ext4"), rotating static buffer. */
-const char *ctx_desc(const struct ctxdef *d);
+const char *ctxdef_desc(const struct ctxdef *d);
 
 /* Format bytes as "61 CC 88" into a static rotating buffer (for messages). */
 const char *ck_hex(const void *p, size_t n);

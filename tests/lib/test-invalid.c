@@ -42,7 +42,7 @@ static int init(struct fold_ctx *c, const struct ctxdef *d, unsigned extra)
 {
 	int r = fold_init(c, d->enc, (enum fold_form)d->form, d->flags | extra);
 
-	return ck(r == 0, "fold_init %s +0x%x = %d", ctx_desc(d), extra, r);
+	return ck(r == 0, "fold_init %s +0x%x = %d", ctxdef_desc(d), extra, r);
 }
 
 /* ---- ill-formed table -------------------------------------------------- */
@@ -225,7 +225,7 @@ static void check_blobs(void)
 			pair_rule(&c, "a\0b", 3, "a\0b", 3, 1, "ascii blob");
 			continue;
 		}
-		pair_rule(&c, a, sizeof a - 1, b, sizeof b - 1, 0, ctx_desc(&ctxs[k]));
+		pair_rule(&c, a, sizeof a - 1, b, sizeof b - 1, 0, ctxdef_desc(&ctxs[k]));
 		pair_rule(&cs, a, sizeof a - 1, b, sizeof b - 1, 0,
 			  "strict");
 		pair_rule(&c, a, sizeof a - 1, a, sizeof a - 1, 1, "self");
@@ -248,7 +248,7 @@ static void check_blobs(void)
 				/* a blob equals only itself, byte for byte */
 				want = i == j;
 				pair_rule(&c, blobs[i], in, blobs[j], jn, want,
-					  ctx_desc(&ctxs[k]));
+					  ctxdef_desc(&ctxs[k]));
 				if (kin >= 0 && kjn >= 0) {
 					int m = memcmp(ki, kj,
 						       (size_t)(kin < kjn ? kin
@@ -261,7 +261,7 @@ static void check_blobs(void)
 						   (r < 0) == (m < 0),
 					   "%s: cmp(%s, %s) = %d, keys memcmp "
 					   "%d",
-					   ctx_desc(&ctxs[k]),
+					   ctxdef_desc(&ctxs[k]),
 					   ck_hex(blobs[i], in),
 					   ck_hex(blobs[j], jn), r, m);
 				}
@@ -281,12 +281,12 @@ static void buffer_one(const struct fold_ctx *c, const struct ctxdef *d,
 	size_t caps[8], ncaps = 0;
 
 	if (!ck(r >= 0 && (size_t)r <= sizeof full, "%s: sizing %s = %zd",
-		ctx_desc(d), ck_hex(s, n), r))
+		ctxdef_desc(d), ck_hex(s, n), r))
 		return;
 	r0 = use_key ? fold_key(c, s, n, NULL, 0)
 		     : fold_normalize(c, s, n, NULL, 0);
 	ck(r0 == r, "%s: cap 0 with NULL out returned %zd, want %zd",
-	   ctx_desc(d), r0, r);
+	   ctxdef_desc(d), r0, r);
 	caps[ncaps++] = 0;
 	caps[ncaps++] = 1;
 	caps[ncaps++] = (size_t)r / 2;
@@ -305,12 +305,12 @@ static void buffer_one(const struct fold_ctx *c, const struct ctxdef *d,
 		for (size_t j = cap; j < cap + 64; j++)
 			guard_ok &= buf[j] == (char)0xA5;
 		ck(got == r, "%s: cap %zu returned %zd, want %zd (%s)",
-		   ctx_desc(d), cap, got, r, ck_hex(s, n > 24 ? 24 : n));
-		ck(guard_ok, "%s: cap %zu: wrote past cap (%s)", ctx_desc(d), cap,
+		   ctxdef_desc(d), cap, got, r, ck_hex(s, n > 24 ? 24 : n));
+		ck(guard_ok, "%s: cap %zu: wrote past cap (%s)", ctxdef_desc(d), cap,
 		   ck_hex(s, n > 24 ? 24 : n));
 		ck(!memcmp(buf, full, w),
 		   "%s: cap %zu: output is not a prefix of the full result",
-		   ctx_desc(d), cap);
+		   ctxdef_desc(d), cap);
 	}
 }
 
@@ -365,11 +365,11 @@ static void check_buffers(void)
 				same = !memcmp(all + j * k1, one, (size_t)k1);
 			ck(same, "%s: key(85 x U+FDFA) != 85 x key(U+FDFA) "
 				 "(%zd vs 85 x %zd)",
-			   ctx_desc(&ctxs[k]), ka, k1);
+			   ctxdef_desc(&ctxs[k]), ka, k1);
 			if (ctxs[k].form == FOLD_NFKD ||
 			    ctxs[k].form == FOLD_NFKC_CF)
 				ck(ka > 2500, "%s: U+FDFA x 85 only %zd bytes",
-				   ctx_desc(&ctxs[k]), ka);
+				   ctxdef_desc(&ctxs[k]), ka);
 		}
 	}
 }
@@ -402,12 +402,12 @@ static void check_long_runs(void)
 			ssize_t r = fold_key(&c, v[i], vn[i], kx, sizeof kx);
 
 			ck(r > 0 && (size_t)r <= sizeof kx,
-			   "%s: long run %d: fold_key = %zd", ctx_desc(&ctxs[k]), i,
+			   "%s: long run %d: fold_key = %zd", ctxdef_desc(&ctxs[k]), i,
 			   r);
 			ck(fold_equal(&c, v[i], vn[i], v[i], vn[i]) == 1 &&
 				   fold_cmp(&c, v[i], vn[i], v[i], vn[i]) == 0,
 			   "%s: long run %d not equal to itself",
-			   ctx_desc(&ctxs[k]), i);
+			   ctxdef_desc(&ctxs[k]), i);
 			for (int j = 0; j < 3; j++) {
 				int e1 = fold_equal(&c, v[i], vn[i], v[j], vn[j]);
 				int e2 = fold_equal(&c, v[j], vn[j], v[i], vn[i]);
@@ -423,21 +423,21 @@ static void check_long_runs(void)
 				ck(e1 == e2 && (c1 > 0) == (c2 < 0) &&
 					   (c1 == 0) == e1,
 				   "%s: long runs %d,%d: equal %d/%d cmp %d/%d",
-				   ctx_desc(&ctxs[k]), i, j, e1, e2, c1, c2);
+				   ctxdef_desc(&ctxs[k]), i, j, e1, e2, c1, c2);
 				ck(e1 == keq,
 				   "%s: long runs %d,%d: equal %d but keys %s",
-				   ctx_desc(&ctxs[k]), i, j, e1,
+				   ctxdef_desc(&ctxs[k]), i, j, e1,
 				   keq ? "equal" : "differ");
 				ck((fold_hash(&c, &seed, v[i], vn[i]) ==
 				    fold_hash(&c, &seed, v[j], vn[j])) == keq,
 				   "%s: long runs %d,%d: hash vs key equality",
-				   ctx_desc(&ctxs[k]), i, j);
+				   ctxdef_desc(&ctxs[k]), i, j);
 			}
 		}
 		if (c.charset == FOLD_CHARSET_UTF8)
 			ck(fold_equal(&c, x, xn, z, zn) == 0,
 			   "%s: different mark in a long run ignored",
-			   ctx_desc(&ctxs[k]));
+			   ctxdef_desc(&ctxs[k]));
 	}
 }
 
@@ -465,21 +465,21 @@ static void check_z(void)
 					   fold_validate(&c, s[i], n, &o2) &&
 				   o1 == o2,
 			   "%s: validatez/validate differ on %s",
-			   ctx_desc(&ctxs[k]), ck_hex(s[i], n));
+			   ctxdef_desc(&ctxs[k]), ck_hex(s[i], n));
 			ck(fold_hashz(&c, &seed, s[i]) ==
 				   fold_hash(&c, &seed, s[i], n),
-			   "%s: hashz/hash differ on %s", ctx_desc(&ctxs[k]),
+			   "%s: hashz/hash differ on %s", ctxdef_desc(&ctxs[k]),
 			   ck_hex(s[i], n));
 			r1 = fold_keyz(&c, s[i], b1, sizeof b1);
 			r2 = fold_key(&c, s[i], n, b2, sizeof b2);
 			ck(r1 == r2 && (r1 < 0 || !memcmp(b1, b2, (size_t)r1)),
-			   "%s: keyz/key differ on %s", ctx_desc(&ctxs[k]),
+			   "%s: keyz/key differ on %s", ctxdef_desc(&ctxs[k]),
 			   ck_hex(s[i], n));
 			r1 = fold_normalizez(&c, s[i], b1, sizeof b1);
 			r2 = fold_normalize(&c, s[i], n, b2, sizeof b2);
 			ck(r1 == r2 && (r1 < 0 || !memcmp(b1, b2, (size_t)r1)),
 			   "%s: normalizez/normalize differ on %s",
-			   ctx_desc(&ctxs[k]), ck_hex(s[i], n));
+			   ctxdef_desc(&ctxs[k]), ck_hex(s[i], n));
 			for (size_t j = 0; j < ns; j++) {
 				size_t m = strlen(s[j]);
 				int a = fold_cmpz(&c, s[i], s[j]),
@@ -490,7 +490,7 @@ static void check_z(void)
 						   fold_equal(&c, s[i], n, s[j],
 							      m),
 				   "%s: z/len variants differ on %s, %s",
-				   ctx_desc(&ctxs[k]), ck_hex(s[i], n),
+				   ctxdef_desc(&ctxs[k]), ck_hex(s[i], n),
 				   ck_hex(s[j], m));
 			}
 		}
@@ -627,7 +627,7 @@ static void check_random(unsigned long pairs)
 			kan = fold_key(&c, a, an, ka, sizeof ka);
 			kbn = fold_key(&c, b, bn, kb, sizeof kb);
 			if (!ck(kan >= 0 && kbn >= 0, "%s: key error",
-				ctx_desc(&ctxs[k])))
+				ctxdef_desc(&ctxs[k])))
 				continue;
 			m = memcmp(ka, kb, (size_t)(kan < kbn ? kan : kbn));
 			if (!m)
@@ -639,17 +639,17 @@ static void check_random(unsigned long pairs)
 			e = fold_equal(&c, a, an, b, bn);
 			ck((r > 0) == (m > 0) && (r < 0) == (m < 0) &&
 				   (r2 > 0) == (m < 0) && (r2 < 0) == (m > 0),
-			   "%s: cmp(%s, %s) = %d/%d, keys %s vs %s", ctx_desc(&ctxs[k]),
+			   "%s: cmp(%s, %s) = %d/%d, keys %s vs %s", ctxdef_desc(&ctxs[k]),
 			   ck_hex(a, an), ck_hex(b, bn), r, r2,
 			   ck_hex(ka, (size_t)kan), ck_hex(kb, (size_t)kbn));
 			ck(e == keq && fold_equal(&c, b, bn, a, an) == keq,
-			   "%s: equal(%s, %s) = %d, keys %s", ctx_desc(&ctxs[k]),
+			   "%s: equal(%s, %s) = %d, keys %s", ctxdef_desc(&ctxs[k]),
 			   ck_hex(a, an), ck_hex(b, bn), e,
 			   keq ? "equal" : "differ");
 			ck((fold_hash(&c, &seed, a, an) ==
 			    fold_hash(&c, &seed, b, bn)) == keq,
 			   "%s: hash(%s) vs hash(%s) disagree with keys",
-			   ctx_desc(&ctxs[k]), ck_hex(a, an), ck_hex(b, bn));
+			   ctxdef_desc(&ctxs[k]), ck_hex(a, an), ck_hex(b, bn));
 		}
 	}
 	ck_info("random: %lu pairs per context, %lu equivalent pairs in all",

@@ -8,7 +8,9 @@
  * local; see suite.mk).  Names are built to sit on the lanes' boundaries:
  * ASCII next to combining marks, composable starters at the end of a
  * copied span, a mark after a span, Hangul LV and LVT syllables before
- * trailing jamo, simple folds (old and new), code points unassigned at
+ * trailing jamo, simple folds (old and new), capital precomposed letters
+ * (composed folds) and small ones before marks that compose with them,
+ * do not, or sort before their own marks, code points unassigned at
  * older versions, ignorables, compatibility characters, ill-formed bytes
  * and NULs in the middle of a span, long runs of marks.  For every context
  * (all forms and flags, several versions, the ext4 profile, ascii) each
@@ -57,6 +59,28 @@ static const char *const pieces[] = {
 	"\xC8\xAB", "\xE1\xB8\x97", "\xE1\xBB\x87", "\xC3\xA5",
 	"\xE1\xBD\x88", "\xCE\x88", "\xC7\x95", "\xE1\xB8\x80",
 	"\xC7\xBA", "\xC3\x9C", "\xE1\xBA\xA0",
+	/* capitals whose NFKC_CF key is one precomposed letter (composed
+	 * folds) and their small letters, several scripts and ages: Latin
+	 * (1.1; U+01F8, U+0200, U+022A from 3.0), Greek with tonos and
+	 * dialytika, Greek Extended, Cyrillic (U+0400, U+040D from 3.0) */
+	"\xC3\x8A", "\xC3\xAA", "\xC5\xB8", "\xC3\xBF", "\xC4\x82",
+	"\xC7\xB8", "\xC7\xB9", "\xC8\x80", "\xC8\xAA", "\xCE\x86",
+	"\xCE\xAC", "\xCE\x8C", "\xCE\x8F", "\xCE\xAA", "\xCF\x8A",
+	"\xE1\xBC\x88", "\xE1\xBC\x80", "\xE1\xBC\x8C", "\xE1\xBE\x88",
+	"\xD0\x99", "\xD0\xB9", "\xD0\x80", "\xD1\x90", "\xD0\x8D",
+	"\xD3\x81", "\xD3\x90",
+	/* ... followed by marks that compose with them or not, or that
+	 * sort before the marks of their decomposition: e-circumflex +
+	 * acute composes (U+1EBF), e-acute + acute does not, E-acute + dot
+	 * below reorders; iota + diaeresis + acute, alpha + ypogegrammeni,
+	 * Cyrillic I + breve */
+	"\xC3\xAA\xCC\x81", "\xC3\x8A\xCC\x81", "\xC3\xA9\xCC\x81",
+	"\xC3\x89\xCC\x81", "\xC3\x89\xCC\xA3", "\xC3\x8A\xCC\xA3",
+	"\xCE\xB9\xCC\x88\xCC\x81", "\xCE\x99\xCC\x88\xCC\x81",
+	"\xCE\xAA\xCC\x81", "\xCF\x8A\xCC\x81", "\xCE\xB1\xCD\x85",
+	"\xCE\x86\xCD\x85", "\xCE\xAC\xCD\x85", "\xE1\xBC\x88\xCD\x85",
+	"\xD0\x98\xCC\x86", "\xD0\x99\xCC\x88", "\xC3\x85\xCC\x81",
+	"\xCC\x82", "\xCC\x86", "\xCC\x84", "\xCC\x93",
 	/* simple folds: Greek, Cyrillic, Glagolitic (4.1), Georgian
 	 * Mtavruli (11.0), Osage (9.0), Latin Ext-D (14.0), Cherokee */
 	"\xCE\xA6", "\xCE\x91", "\xD0\x94", "\xD0\x81", "\xE2\xB0\x80",
@@ -105,6 +129,7 @@ static const struct ctxdef ctxs[] = {
 	{"utf8", FOLD_NFKC_CF, FOLD_STRICT},
 	{"utf8-1.1", FOLD_NFKC_CF, 0},
 	{"utf8-1.1", FOLD_CASEFOLD, 0},
+	{"utf8-2.0", FOLD_NFKC_CF, 0},
 	{"utf8-3.0", FOLD_NFC, 0},
 	{"utf8-4.0", FOLD_NFKC_CF, 0},
 	{"utf8-9.0", FOLD_NFKC_CF, 0},
@@ -207,17 +232,17 @@ static void check_name(const struct fold_ctx *c, const struct ctxdef *d,
 	ssize_t rk = ref_fold_key(c, s, n, rkey, sizeof rkey);
 	ssize_t z, rz;
 	ck(k == rk && (k < 0 || !memcmp(key, rkey, (size_t)k)),
-	   "%s: key of %s: %s, reference %s", ctx_desc(d), ck_hex(s, n),
+	   "%s: key of %s: %s, reference %s", ctxdef_desc(d), ck_hex(s, n),
 	   k < 0 ? "error" : ck_hex(key, (size_t)k),
 	   rk < 0 ? "error" : ck_hex(rkey, (size_t)rk));
 	z = fold_normalize(c, s, n, nrm, sizeof nrm);
 	rz = ref_fold_normalize(c, s, n, rnrm, sizeof rnrm);
 	ck(z == rz && (z < 0 || !memcmp(nrm, rnrm, (size_t)z)),
-	   "%s: normalize %s: %s, reference %s", ctx_desc(d), ck_hex(s, n),
+	   "%s: normalize %s: %s, reference %s", ctxdef_desc(d), ck_hex(s, n),
 	   z < 0 ? "error" : ck_hex(nrm, (size_t)z),
 	   rz < 0 ? "error" : ck_hex(rnrm, (size_t)rz));
 	ck(fold_hash(c, &seed, s, n) == ref_fold_hash(c, &seed, s, n),
-	   "%s: hash of %s differs from the reference", ctx_desc(d),
+	   "%s: hash of %s differs from the reference", ctxdef_desc(d),
 	   ck_hex(s, n));
 	{
 		/* fold_hash is SipHash-1-3 of the key (the bytes of an
@@ -233,7 +258,7 @@ static void check_name(const struct fold_ctx *c, const struct ctxdef *d,
 					seed.k1 ^ cw * 0x9E3779B97F4A7C15ull,
 					s, n);
 		ck(fold_hash(c, &seed, s, n) == want,
-		   "%s: hash of %s is not SipHash-1-3 of its key", ctx_desc(d),
+		   "%s: hash of %s is not SipHash-1-3 of its key", ctxdef_desc(d),
 		   ck_hex(s, n));
 	}
 	if (buffers && rk > 0) {
@@ -249,7 +274,7 @@ static void check_name(const struct fold_ctx *c, const struct ctxdef *d,
 				   (unsigned char)buf[cap + 7] == 0xA5,
 			   "%s: key of %s with cap %zu: %zd, want %zd and "
 			   "the key's prefix only",
-			   ctx_desc(d), ck_hex(s, n), cap, r, rk);
+			   ctxdef_desc(d), ck_hex(s, n), cap, r, rk);
 		}
 	}
 }
@@ -269,14 +294,14 @@ static void check_pair(const struct fold_ctx *c, const struct ctxdef *d,
 	ssize_t lb = ref_fold_key(c, b, bn, kb, sizeof kb);
 	ck(sign(r) == sign(rr) && e == re && e == (r == 0),
 	   "%s: %s vs %s: cmp %d equal %d, reference cmp %d equal %d",
-	   ctx_desc(d), ck_hex(a, an), ck_hex(b, bn), r, e, rr, re);
+	   ctxdef_desc(d), ck_hex(a, an), ck_hex(b, bn), r, e, rr, re);
 	if (la >= 0 && lb >= 0) {
 		size_t m = (size_t)(la < lb ? la : lb);
 		int kd = memcmp(ka, kb, m);
 		if (!kd)
 			kd = la < lb ? -1 : la > lb;
 		ck(sign(r) == sign(kd) && e == !kd,
-		   "%s: %s vs %s: cmp %d equal %d, keys order %d", ctx_desc(d),
+		   "%s: %s vs %s: cmp %d equal %d, keys order %d", ctxdef_desc(d),
 		   ck_hex(a, an), ck_hex(b, bn), r, e, sign(kd));
 	}
 }
@@ -314,9 +339,9 @@ int main(int argc, char **argv)
 		int err = !strcmp(d->enc, "ext4") ?
 				  fold_init_profile(&c, "ext4") :
 				  fold_init(&c, d->enc, (enum fold_form)d->form, d->flags);
-		snprintf(gname[j], sizeof gname[j], "%s", ctx_desc(d));
+		snprintf(gname[j], sizeof gname[j], "%s", ctxdef_desc(d));
 		ck_group(gname[j]);
-		if (!ck(err == 0, "%s: fold_init failed: %d", ctx_desc(d), err))
+		if (!ck(err == 0, "%s: fold_init failed: %d", ctxdef_desc(d), err))
 			continue;
 		rng = 0x2545F4914F6CDD1Dull + j; /* each context its names */
 		for (i = 0; i < names; i++) {
