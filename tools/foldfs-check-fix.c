@@ -195,12 +195,7 @@ static void report_rename(struct check *c, const char *path, size_t pathlen,
 		putc(',', stdout);
 		rep_json_name(stdout, "to", new, newlen);
 		printf(",\"status\":\"%s\"", status);
-		if (err) {
-			fputs(",\"error\":", stdout);
-			rep_json_str(stdout, strerror(err),
-				     strlen(strerror(err)));
-		}
-		fputs("}\n", stdout);
+		rep_json_end(err);
 		return;
 	}
 	rep_dir_header(c, path, pathlen);

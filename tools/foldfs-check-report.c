@@ -324,3 +324,13 @@ void rep_progress(struct check *c, const char *path, size_t pathlen,
 	fflush(stderr);
 	shown = 1;
 }
+
+/* Close a JSON object on stdout, with "error" when err is set. */
+void rep_json_end(int err)
+{
+	if (err) {
+		fputs(",\"error\":", stdout);
+		rep_json_str(stdout, strerror(err), strlen(strerror(err)));
+	}
+	fputs("}\n", stdout);
+}

@@ -75,12 +75,7 @@ static void undo_report(struct check *c, const struct undo_ent *u,
 		putc(',', stdout);
 		rep_json_name(stdout, "to", u->old, u->oldlen);
 		printf(",\"line\":%d,\"status\":\"%s\"", u->line, status);
-		if (err) {
-			fputs(",\"error\":", stdout);
-			rep_json_str(stdout, strerror(err),
-				     strlen(strerror(err)));
-		}
-		fputs("}\n", stdout);
+		rep_json_end(err);
 		return;
 	}
 	if (c->quiet && !err)

@@ -169,6 +169,8 @@ int undo_log(struct check *c, const char *logpath);
  * or 0 when s[0] does not start one. */
 void rep_escape(FILE *f, const char *s, size_t n);
 void rep_json_str(FILE *f, const char *s, size_t n);
+/* Close a JSON object on stdout, with "error": strerror(err) if err. */
+void rep_json_end(int err);
 void rep_hex(FILE *f, const char *s, size_t n);
 void rep_json_name(FILE *f, const char *key, const char *s, size_t n);
 void rep_dir_header(struct check *c, const char *path, size_t pathlen);
