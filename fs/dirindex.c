@@ -32,7 +32,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "foldfs.h"
@@ -311,14 +310,6 @@ int idx_winner(struct dirindex *x, const char *name, char *out)
 
 /* ---- building ------------------------------------------------------ */
 
-struct linux_dirent64 {
-	uint64_t d_ino;
-	int64_t d_off;
-	unsigned short d_reclen;
-	unsigned char d_type;
-	char d_name[];
-};
-
 static void lru_evict(struct node *keep);
 
 /*
@@ -416,7 +407,7 @@ static int scan(struct node *d, struct dirindex **out)
 		ds->ctime = st.st_ctim;
 	}
 	for (;;) {
-		long n = syscall(SYS_getdents64, fd, buf, bufsz);
+		ssize_t n = getdents64(fd, buf, bufsz);
 		if (n < 0) {
 			err = -errno;
 			break;
@@ -424,7 +415,7 @@ static int scan(struct node *d, struct dirindex **out)
 		if (n == 0)
 			break;
 		for (long off = 0; off < n;) {
-			struct linux_dirent64 *de = (void *)(buf + off);
+			struct dirent64 *de = (void *)(buf + off);
 			const char *nm = de->d_name;
 			off += de->d_reclen;
 			if (nm[0] == '.' && (!nm[1] || (nm[1] == '.' && !nm[2])))

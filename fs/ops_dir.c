@@ -14,11 +14,11 @@
  */
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <linux/fuse.h> /* struct fuse_out_header / fuse_direntplus */
@@ -26,14 +26,6 @@
 #include "foldfs.h"
 
 #define DIRBUF 32768
-
-struct linux_dirent64 {
-	uint64_t d_ino;
-	int64_t d_off;
-	unsigned short d_reclen;
-	unsigned char d_type;
-	char d_name[];
-};
 
 struct dirh {
 	int fd;
@@ -100,12 +92,11 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		h->len = h->cur = 0;
 	}
 	for (;;) {
-		struct linux_dirent64 *de;
+		struct dirent64 *de;
 		size_t need;
 
 		if (h->cur >= h->len) {
-			long n = syscall(SYS_getdents64, h->fd, h->buf,
-					 sizeof h->buf);
+			ssize_t n = getdents64(h->fd, h->buf, sizeof h->buf);
 			if (n < 0) {
 				err = errno;
 				break;
@@ -115,7 +106,7 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			h->len = (size_t)n;
 			h->cur = 0;
 		}
-		de = (struct linux_dirent64 *)(h->buf + h->cur);
+		de = (struct dirent64 *)(h->buf + h->cur);
 		if (name_hidden(d, de->d_name)) {
 			h->cur += de->d_reclen;
 			h->pos = de->d_off;

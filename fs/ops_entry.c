@@ -14,6 +14,7 @@
  */
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -340,7 +341,9 @@ static int created(struct node *d, const char *name,
 	return r;
 }
 
-enum mk { MK_NOD, MK_DIR, MK_LNK };
+/* Creating calls differ only in the system call; for MK_LINK `target` is
+ * the /proc path of the object to link (see op_link). */
+enum mk { MK_NOD, MK_DIR, MK_LNK, MK_LINK };
 
 static void make(fuse_req_t req, struct node *d, const char *name,
 		 enum mk kind, mode_t mode, dev_t rdev, const char *target)
@@ -362,6 +365,8 @@ static void make(fuse_req_t req, struct node *d, const char *name,
 		r = mkdirat(d->fd, name, mode);
 	else if (kind == MK_LNK)
 		r = symlinkat(target, d->fd, name);
+	else if (kind == MK_LINK)
+		r = linkat(AT_FDCWD, target, d->fd, name, AT_SYMLINK_FOLLOW);
 	else
 		r = mknodat(d->fd, name, mode, rdev);
 	r = r < 0 ? -errno : 0;
@@ -409,36 +414,12 @@ void op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
 void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 	     const char *newname)
 {
-	struct node *n = node_of(ino), *d = node_of(newparent);
-	struct fuse_entry_param e;
-	struct dir_stamp pre;
-	struct creds c;
 	char proc[64];
-	int r;
 
-	node_procname(n, proc);
-	ns_lock(d, 1);
-	r = may_create(d, newname);
-	if (r)
-		goto out;
-	dir_stamp(d, &pre);
-	r = creds_enter(req, &c);
-	if (r)
-		goto out;
 	/* The /proc link of an O_PATH fd names the object itself, also for
 	 * a symlink; no CAP_DAC_READ_SEARCH needed as with AT_EMPTY_PATH. */
-	r = linkat(AT_FDCWD, proc, d->fd, newname, AT_SYMLINK_FOLLOW) < 0
-		    ? -errno
-		    : 0;
-	creds_leave(&c);
-	if (r == 0)
-		r = created(d, newname, &pre, &e);
-out:
-	ns_unlock(d);
-	if (r)
-		fuse_reply_err(req, -r);
-	else
-		reply_entry(req, &e);
+	node_procname(node_of(ino), proc);
+	make(req, node_of(newparent), newname, MK_LINK, 0, 0, proc);
 }
 
 void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
@@ -692,26 +673,25 @@ out:
 
 int dir_nonempty(struct node *d)
 {
-	char buf[4096];
+	/* the kernel aligns records to 8 bytes from the buffer's start */
+	_Alignas(8) char buf[4096];
 	int fd = openat(d->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	int found = 0;
 
 	if (fd < 0)
 		return -errno;
 	for (;;) {
-		long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
+		ssize_t n = getdents64(fd, buf, sizeof buf);
 		if (n < 0) {
 			found = -errno;
 			break;
 		}
 		if (n == 0)
 			break;
-		for (long off = 0; off < n && !found;) {
-			/* struct linux_dirent64: ino, off, reclen, type, name */
-			unsigned short reclen;
-			const char *nm = buf + off + 19;
-			memcpy(&reclen, buf + off + 16, sizeof reclen);
-			off += reclen;
+		for (ssize_t off = 0; off < n && !found;) {
+			const struct dirent64 *de = (void *)(buf + off);
+			const char *nm = de->d_name;
+			off += de->d_reclen;
 			if (nm[0] == '.' && (!nm[1] || (nm[1] == '.' && !nm[2])))
 				continue;
 			if (name_hidden(d, nm))

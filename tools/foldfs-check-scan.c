@@ -498,6 +498,21 @@ static int look_alike(const struct check *c, const int32_t *m, size_t k)
 	return 0;
 }
 
+/* Open a JSON group object: type, the encoding under `enckey`, the count,
+ * the winner m[0] and every member; the caller adds fields and closes. */
+static void json_group(struct check *c, const char *type, const char *path,
+		       size_t pathlen, const char *enckey, const char *enc,
+		       const int32_t *m, size_t k)
+{
+	const struct dirbuf *db = &c->db;
+
+	rep_json_begin(c, type, path, pathlen);
+	printf(",\"%s\":\"%s\",\"count\":%zu,\"winner\":{", enckey, enc, k);
+	rep_json_name(stdout, "name", NAME(db, m[0]), db->ents[m[0]].len);
+	putc('}', stdout);
+	json_names(c, m, k);
+}
+
 static void report_group(struct check *c, const char *path, size_t pathlen,
 			 const int32_t *m, size_t k)
 {
@@ -506,13 +521,8 @@ static void report_group(struct check *c, const char *path, size_t pathlen,
 	int alike;
 
 	if (c->json) {
-		rep_json_begin(c, "collision", path, pathlen);
-		printf(",\"encoding\":\"%s\",\"count\":%zu,\"winner\":{",
-		       c->enc_name, k);
-		rep_json_name(stdout, "name", NAME(db, m[0]),
-			      db->ents[m[0]].len);
-		putc('}', stdout);
-		json_names(c, m, k);
+		json_group(c, "collision", path, pathlen, "encoding",
+			   c->enc_name, m, k);
 		fputs("}\n", stdout);
 		return;
 	}
@@ -669,13 +679,8 @@ static void whatif_dir(struct check *c, const char *path, size_t pathlen,
 		ncps = 0;
 		group_cps(c, mem, k, cps, &ncps);
 		if (c->json) {
-			rep_json_begin(c, "would_collide", path, pathlen);
-			printf(",\"to\":\"%s\",\"count\":%zu,\"winner\":{",
-			       c->tenc_name, k);
-			rep_json_name(stdout, "name", NAME(db, mem[0]),
-				      db->ents[mem[0]].len);
-			putc('}', stdout);
-			json_names(c, mem, k);
+			json_group(c, "would_collide", path, pathlen, "to",
+				   c->tenc_name, mem, k);
 			print_cps(c, cps, ncps);
 			fputs("}\n", stdout);
 		} else {
