@@ -318,18 +318,27 @@ static uint64_t expiry(uint64_t now)
 	return now + (uint64_t)(F.timeout * 2e9) + 1000000000u;
 }
 
+/* The note of spelling name[0..len) in dir, or NULL (lg_lock held). */
+static struct lent *find_locked(uint64_t dir, uint64_t key, const char *name,
+				size_t len)
+{
+	struct lent *e = lg_tab[bucket(dir, key)];
+
+	for (; e; e = e->hnext)
+		if (e->dir == dir && e->key == key && e->len == len &&
+		    !memcmp(e->name, name, len))
+			return e;
+	return NULL;
+}
+
 /* Insert or refresh a note (lg_lock held). */
 static void note_locked(uint64_t dir, uint64_t key, const char *name,
 			size_t len, uint64_t nodeid, int isdir,
 			uint64_t expires)
 {
-	struct lent *e = lg_tab[bucket(dir, key)];
+	struct lent *e = find_locked(dir, key, name, len);
 	uint64_t now = now_ns();
 
-	for (; e; e = e->hnext)
-		if (e->dir == dir && e->key == key && e->len == len &&
-		    !memcmp(e->name, name, len))
-			break;
 	if (e) {
 		/* Newer request, newer answer: move it to the tail. */
 		unlink_ent(e);
@@ -512,14 +521,10 @@ static void settle(struct node *d, uint64_t key, const char *skip)
 		for (c = list; c; c = c->next) {
 			if (!c->differs)
 				continue;
-			struct lent *e = lg_tab[bucket(dir, key)];
-			for (; e; e = e->hnext)
-				if (e->dir == dir && e->key == key &&
-				    e->nodeid == c->nodeid &&
-				    strlen(c->name) == e->len &&
-				    !memcmp(e->name, c->name, e->len))
-					break;
-			if (e) {
+			struct lent *e = find_locked(dir, key, c->name,
+						     strlen(c->name));
+			/* (unless a newer answer replaced it meanwhile) */
+			if (e && e->nodeid == c->nodeid) {
 				unlink_ent(e);
 				free(e);
 			}
@@ -596,8 +601,10 @@ struct inval {
 
 static pthread_mutex_t iq_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t iq_cond = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t iq_done_cond = PTHREAD_COND_INITIALIZER; /* iq_done moved */
 static struct inval *iq_head, *iq_tail;
 static size_t iq_len;
+static uint64_t iq_queued, iq_done; /* items queued / finished, in order */
 static int iq_stop;
 static pthread_t iq_thr;
 static int iq_started;
@@ -629,6 +636,7 @@ void coh_inval_async(fuse_ino_t parent, const char *name)
 		iq_head = it;
 	iq_tail = it;
 	iq_len++;
+	iq_queued++;
 	pthread_cond_signal(&iq_cond);
 	pthread_mutex_unlock(&iq_lock);
 }
@@ -656,9 +664,20 @@ static void *inval_thread(void *arg)
 		     (unsigned long long)it->parent, it->name, r);
 		free(it);
 		pthread_mutex_lock(&iq_lock);
+		iq_done++;
+		pthread_cond_broadcast(&iq_done_cond);
 	}
 	pthread_mutex_unlock(&iq_lock);
 	return NULL;
+}
+
+void coh_inval_wait(void)
+{
+	pthread_mutex_lock(&iq_lock);
+	uint64_t target = iq_queued;
+	while (iq_started && !iq_stop && iq_done < target)
+		pthread_cond_wait(&iq_done_cond, &iq_lock);
+	pthread_mutex_unlock(&iq_lock);
 }
 
 int coh_init(void)
@@ -678,6 +697,7 @@ int coh_stop(void)
 	pthread_mutex_lock(&iq_lock);
 	iq_stop = 1;
 	pthread_cond_signal(&iq_cond);
+	pthread_cond_broadcast(&iq_done_cond);
 	pthread_mutex_unlock(&iq_lock);
 	/* The worker may be waiting in the kernel for a directory lock that
 	 * a request nobody will answer any more holds; that ends only when

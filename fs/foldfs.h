@@ -261,6 +261,10 @@ void coh_external_dir(struct node *d);
  * what can be queued (cache=none).  Returns 0 if the epoch moved. */
 int coh_bump(void);
 void coh_inval_async(fuse_ino_t parent, const char *name);
+/* Wait until every invalidation queued so far has been sent.  Only for a
+ * caller the kernel holds no directory lock for (an ioctl), and with no
+ * namespace lock of ours held: the worker takes the kernel's lock. */
+void coh_inval_wait(void);
 void coh_stats(size_t *entries, uint64_t *bumps);
 
 /* ---- ops ---------------------------------------------------------------- */

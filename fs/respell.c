@@ -21,9 +21,11 @@
  * Coherence: unlike a rename, the kernel does not know that anything
  * happened and moved no dentry itself.  For it this is a change made
  * outside its view, and coh_external() settles every spelling of the name
- * it may hold.  Most keep their answer (the same inode), but where
- * equivalent entries were stored directly in SOURCE the new spelling can
- * change which of them wins for some spellings.
+ * it may hold; their invalidations (and the old spelling's) are waited
+ * for before the reply, which an ioctl allows.  Most keep their answer
+ * (the same inode), but where equivalent entries were stored directly in
+ * SOURCE the new spelling can change which of them wins for some
+ * spellings.
  */
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64
@@ -155,6 +157,9 @@ static int respell_locked(fuse_req_t req, struct node *d, const char *from,
 		return r;
 	dir_index_change(d, stored, NULL, to, &pre);
 	coh_external(d, to);
+	/* The old spelling may now denote another entry of a collision
+	 * group, also where the kernel has it from readdirplus (no note). */
+	coh_inval_async(node_id(d), stored);
 	return 0;
 }
 
@@ -184,6 +189,11 @@ void respell_ioctl(fuse_req_t req, struct node *d, const void *in_buf,
 		r = respell_locked(req, d, from, to, stored);
 		pthread_rwlock_unlock(&d->dir->ns);
 		dlog("respell %s (%s) -> %s = %d", from, stored, to, r);
+		/* No kernel lock is held for an ioctl, so the spellings that
+		 * changed can be dropped before we answer (after our lock is
+		 * gone: the kernel's may wait for a lookup that needs it). */
+		if (r == 0)
+			coh_inval_wait();
 	}
 	if (r)
 		fuse_reply_err(req, -r);
