@@ -223,6 +223,95 @@ Impl ours_cmp(const char *label, const struct fold_ctx *c, Partner pt)
 		}};
 }
 
+/* The peers' passes, one per operation, for either form.  The ICU form is
+ * a template argument so that its call is as direct as ours. */
+typedef void (Peers::*IcuForm)(const std::string &, std::string &);
+
+template <IcuForm F> Impl icu_fold(const char *label, Peers *pp)
+{
+	return {label, ICU, [pp](const NameSet &ns) {
+			uint64_t acc = 0;
+			for (const std::string &s : ns.names) {
+				(pp->*F)(s, pp->a);
+				acc += pp->a.size() + (unsigned char)pp->a[0];
+			}
+			return acc;
+		}};
+}
+
+template <IcuForm F> Impl icu_hash(const char *label, Peers *pp)
+{
+	return {label, ICU, [pp](const NameSet &ns) {
+			uint64_t acc = 0;
+			for (const std::string &s : ns.names) {
+				(pp->*F)(s, pp->a);
+				acc ^= bench_siphash13(K0, K1, pp->a.data(), pp->a.size());
+			}
+			return acc;
+		}};
+}
+
+template <IcuForm F> Impl icu_compare(const char *label, Peers *pp, Partner pt)
+{
+	return {label, ICU, [pp, pt](const NameSet &ns) {
+			const std::vector<std::string> &o = ns.*pt;
+			uint64_t eq = 0;
+			for (size_t i = 0; i < ns.names.size(); i++) {
+				(pp->*F)(ns.names[i], pp->a);
+				(pp->*F)(o[i], pp->b);
+				eq += pp->a.size() == pp->b.size() &&
+				      !std::memcmp(pp->a.data(), pp->b.data(), pp->a.size());
+			}
+			return eq;
+		}};
+}
+
+Impl u8p_fold(const char *label, utf8proc_option_t opt)
+{
+	return {label, UTF8PROC, [opt](const NameSet &ns) {
+			uint64_t acc = 0;
+			for (const std::string &s : ns.names) {
+				utf8proc_uint8_t *d = nullptr;
+				ssize_t r = u8p(s, opt, &d);
+				acc += (uint64_t)r + (r > 0 ? d[0] : 0);
+				std::free(d);
+			}
+			return acc;
+		}};
+}
+
+Impl u8p_hash(const char *label, utf8proc_option_t opt)
+{
+	return {label, UTF8PROC, [opt](const NameSet &ns) {
+			uint64_t acc = 0;
+			for (const std::string &s : ns.names) {
+				utf8proc_uint8_t *d = nullptr;
+				ssize_t r = u8p(s, opt, &d);
+				if (r >= 0)
+					acc ^= bench_siphash13(K0, K1, d, (size_t)r);
+				std::free(d);
+			}
+			return acc;
+		}};
+}
+
+Impl u8p_compare(const char *label, utf8proc_option_t opt, Partner pt)
+{
+	return {label, UTF8PROC, [opt, pt](const NameSet &ns) {
+			const std::vector<std::string> &o = ns.*pt;
+			uint64_t eq = 0;
+			for (size_t i = 0; i < ns.names.size(); i++) {
+				utf8proc_uint8_t *x = nullptr, *y = nullptr;
+				ssize_t a = u8p(ns.names[i], opt, &x);
+				ssize_t b = u8p(o[i], opt, &y);
+				eq += a >= 0 && a == b && !std::memcmp(x, y, (size_t)a);
+				std::free(x);
+				std::free(y);
+			}
+			return eq;
+		}};
+}
+
 Op compare_op(const char *name, Contexts &cx, Peers *pp, Partner pt)
 {
 	return {name, {
@@ -230,54 +319,10 @@ Op compare_op(const char *name, Contexts &cx, Peers *pp, Partner pt)
 		ours_cmp("libfold NFKC_CF cmp", &cx.nkcf, pt),
 		ours_equal("libfold CASEFOLD equal", &cx.cf, pt),
 		ours_equal("libfold ext4 equal", &cx.ext4, pt),
-		{"ICU NFKC_CF", ICU, [pp, pt](const NameSet &ns) {
-			const std::vector<std::string> &o = ns.*pt;
-			uint64_t eq = 0;
-			for (size_t i = 0; i < ns.names.size(); i++) {
-				pp->icu_nkcf(ns.names[i], pp->a);
-				pp->icu_nkcf(o[i], pp->b);
-				eq += pp->a.size() == pp->b.size() &&
-				      !std::memcmp(pp->a.data(), pp->b.data(), pp->a.size());
-			}
-			return eq;
-		}},
-		{"ICU NFD+fold+NFD", ICU, [pp, pt](const NameSet &ns) {
-			const std::vector<std::string> &o = ns.*pt;
-			uint64_t eq = 0;
-			for (size_t i = 0; i < ns.names.size(); i++) {
-				pp->icu_cf(ns.names[i], pp->a);
-				pp->icu_cf(o[i], pp->b);
-				eq += pp->a.size() == pp->b.size() &&
-				      !std::memcmp(pp->a.data(), pp->b.data(), pp->a.size());
-			}
-			return eq;
-		}},
-		{"utf8proc NFKC_CF", UTF8PROC, [pt](const NameSet &ns) {
-			const std::vector<std::string> &o = ns.*pt;
-			uint64_t eq = 0;
-			for (size_t i = 0; i < ns.names.size(); i++) {
-				utf8proc_uint8_t *x = nullptr, *y = nullptr;
-				ssize_t a = u8p(ns.names[i], U8P_NKCF, &x);
-				ssize_t b = u8p(o[i], U8P_NKCF, &y);
-				eq += a >= 0 && a == b && !std::memcmp(x, y, (size_t)a);
-				std::free(x);
-				std::free(y);
-			}
-			return eq;
-		}},
-		{"utf8proc CASEFOLD", UTF8PROC, [pt](const NameSet &ns) {
-			const std::vector<std::string> &o = ns.*pt;
-			uint64_t eq = 0;
-			for (size_t i = 0; i < ns.names.size(); i++) {
-				utf8proc_uint8_t *x = nullptr, *y = nullptr;
-				ssize_t a = u8p(ns.names[i], U8P_CF, &x);
-				ssize_t b = u8p(o[i], U8P_CF, &y);
-				eq += a >= 0 && a == b && !std::memcmp(x, y, (size_t)a);
-				std::free(x);
-				std::free(y);
-			}
-			return eq;
-		}},
+		icu_compare<&Peers::icu_nkcf>("ICU NFKC_CF", pp, pt),
+		icu_compare<&Peers::icu_cf>("ICU NFD+fold+NFD", pp, pt),
+		u8p_compare("utf8proc NFKC_CF", U8P_NKCF, pt),
+		u8p_compare("utf8proc CASEFOLD", U8P_CF, pt),
 		{"tolower+memcmp", PLAIN, [pt](const NameSet &ns) {
 			const std::vector<std::string> &o = ns.*pt;
 			uint64_t eq = 0;
@@ -307,42 +352,10 @@ std::vector<Op> make_ops(Contexts &cx, Peers &p)
 		ours_fold("libfold NFKC_CF", &cx.nkcf),
 		ours_fold("libfold CASEFOLD", &cx.cf),
 		ours_fold("libfold ext4", &cx.ext4),
-		{"ICU NFKC_CF", ICU, [pp](const NameSet &ns) {
-			uint64_t acc = 0;
-			for (const std::string &s : ns.names) {
-				pp->icu_nkcf(s, pp->a);
-				acc += pp->a.size() + (unsigned char)pp->a[0];
-			}
-			return acc;
-		}},
-		{"ICU NFD+fold+NFD", ICU, [pp](const NameSet &ns) {
-			uint64_t acc = 0;
-			for (const std::string &s : ns.names) {
-				pp->icu_cf(s, pp->a);
-				acc += pp->a.size() + (unsigned char)pp->a[0];
-			}
-			return acc;
-		}},
-		{"utf8proc NFKC_CF", UTF8PROC, [](const NameSet &ns) {
-			uint64_t acc = 0;
-			for (const std::string &s : ns.names) {
-				utf8proc_uint8_t *d = nullptr;
-				ssize_t r = u8p(s, U8P_NKCF, &d);
-				acc += (uint64_t)r + (r > 0 ? d[0] : 0);
-				std::free(d);
-			}
-			return acc;
-		}},
-		{"utf8proc CASEFOLD", UTF8PROC, [](const NameSet &ns) {
-			uint64_t acc = 0;
-			for (const std::string &s : ns.names) {
-				utf8proc_uint8_t *d = nullptr;
-				ssize_t r = u8p(s, U8P_CF, &d);
-				acc += (uint64_t)r + (r > 0 ? d[0] : 0);
-				std::free(d);
-			}
-			return acc;
-		}},
+		icu_fold<&Peers::icu_nkcf>("ICU NFKC_CF", pp),
+		icu_fold<&Peers::icu_cf>("ICU NFD+fold+NFD", pp),
+		u8p_fold("utf8proc NFKC_CF", U8P_NKCF),
+		u8p_fold("utf8proc CASEFOLD", U8P_CF),
 	}});
 
 	ops.push_back(compare_op("compare", cx, pp, &NameSet::others));
@@ -352,44 +365,10 @@ std::vector<Op> make_ops(Contexts &cx, Peers &p)
 		ours_hash("libfold NFKC_CF", &cx.nkcf),
 		ours_hash("libfold CASEFOLD", &cx.cf),
 		ours_hash("libfold ext4", &cx.ext4),
-		{"ICU NFKC_CF", ICU, [pp](const NameSet &ns) {
-			uint64_t acc = 0;
-			for (const std::string &s : ns.names) {
-				pp->icu_nkcf(s, pp->a);
-				acc ^= bench_siphash13(K0, K1, pp->a.data(), pp->a.size());
-			}
-			return acc;
-		}},
-		{"ICU NFD+fold+NFD", ICU, [pp](const NameSet &ns) {
-			uint64_t acc = 0;
-			for (const std::string &s : ns.names) {
-				pp->icu_cf(s, pp->a);
-				acc ^= bench_siphash13(K0, K1, pp->a.data(), pp->a.size());
-			}
-			return acc;
-		}},
-		{"utf8proc NFKC_CF", UTF8PROC, [](const NameSet &ns) {
-			uint64_t acc = 0;
-			for (const std::string &s : ns.names) {
-				utf8proc_uint8_t *d = nullptr;
-				ssize_t r = u8p(s, U8P_NKCF, &d);
-				if (r >= 0)
-					acc ^= bench_siphash13(K0, K1, d, (size_t)r);
-				std::free(d);
-			}
-			return acc;
-		}},
-		{"utf8proc CASEFOLD", UTF8PROC, [](const NameSet &ns) {
-			uint64_t acc = 0;
-			for (const std::string &s : ns.names) {
-				utf8proc_uint8_t *d = nullptr;
-				ssize_t r = u8p(s, U8P_CF, &d);
-				if (r >= 0)
-					acc ^= bench_siphash13(K0, K1, d, (size_t)r);
-				std::free(d);
-			}
-			return acc;
-		}},
+		icu_hash<&Peers::icu_nkcf>("ICU NFKC_CF", pp),
+		icu_hash<&Peers::icu_cf>("ICU NFD+fold+NFD", pp),
+		u8p_hash("utf8proc NFKC_CF", U8P_NKCF),
+		u8p_hash("utf8proc CASEFOLD", U8P_CF),
 	}});
 	return ops;
 }
