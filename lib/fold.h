@@ -188,7 +188,8 @@ int fold_validate(const struct fold_ctx *ctx, const char *s, size_t n,
  * fold_normalize - write ctx's form of s into out.
  * Writes at most cap bytes (no NUL terminator is added) and returns the full
  * length of the result, which may exceed cap: call with cap 0 to size a
- * buffer.  An ill-formed s returns FOLD_EILSEQ and writes nothing.
+ * buffer.  Bytes of out past the result (up to cap) may be used as
+ * scratch space.  An ill-formed s returns FOLD_EILSEQ and writes nothing.
  */
 ssize_t fold_normalize(const struct fold_ctx *ctx, const char *s, size_t n,
 		       char *out, size_t cap);

@@ -25,33 +25,28 @@
  * validity was settled before it started). */
 enum { ORDER, EQUAL, DECIDED };
 
-/* Compare the keys of two streams.  Returns the order, or 2 if a stream
- * met an ill-formed sequence.  For ORDER an early answer stands only once
- * the input the streams did not reach is proved well formed (an opaque
- * name orders by its bytes); for EQUAL any difference, or any
- * ill-formed sequence, already means "not equal" (see cmp()).
+/* Compare the keys of two streams, whose first pieces (xn, yn bytes) are
+ * in their buffers.  Returns the order, or 2 if a stream met an
+ * ill-formed sequence.  For ORDER an early answer stands only once the
+ * input the streams did not reach is proved well formed (an opaque name
+ * orders by its bytes); for EQUAL any difference, or any ill-formed
+ * sequence, already means "not equal" (see cmp()).
  *
  * The first pieces are small, so that names differing near the start
  * (the common case in a directory) stop early; later pieces grow, so
  * that long equal keys do not pay for many small fills. */
-static int cmp_streams(struct fstream *x, struct fstream *y, int mode)
+#define FIRST_PIECE 1
+#define NEXT_PIECE 64
+
+static int cmp_streams(struct fstream *x, unsigned xn, struct fstream *y,
+		       unsigned yn, int mode)
 {
-	unsigned xn = 0, xi = 0, yn = 0, yi = 0, want = 1;
+	unsigned xi = 0, yi = 0;
 	int d;
 	for (;;) {
 		unsigned m;
-		if (xi == xn) {
-			xn = fs_fill(x, want);
-			xi = 0;
-			if (x->bad)
-				return 2;
-		}
-		if (yi == yn) {
-			yn = fs_fill(y, want);
-			yi = 0;
-			if (y->bad)
-				return 2;
-		}
+		if (x->bad || y->bad)
+			return 2;
 		if (!xn || !yn) {
 			d = xn ? 1 : yn ? -1 : 0;
 			break;
@@ -64,7 +59,14 @@ static int cmp_streams(struct fstream *x, struct fstream *y, int mode)
 		}
 		xi += m;
 		yi += m;
-		want = 64;
+		if (xi == xn) {
+			xn = x->done ? 0 : fs_fill(x, NEXT_PIECE);
+			xi = 0;
+		}
+		if (yi == yn) {
+			yn = y->done ? 0 : fs_fill(y, NEXT_PIECE);
+			yi = 0;
+		}
 	}
 	if (mode != ORDER)
 		return d;
@@ -178,6 +180,7 @@ static int cmp(const struct fold_ctx *ctx, const char *a, size_t an,
 	const unsigned char *ub = (const unsigned char *)b;
 	struct fstream x, y;
 	size_t k = 0, n = an < bn ? an : bn, j;
+	unsigned xn, yn;
 	int fold = ctx->form == FOLD_CASEFOLD || ctx->form == FOLD_NFKC_CF;
 	int d;
 	if (an == bn && (an == 0 || a == b || !memcmp(a, b, an)))
@@ -198,9 +201,9 @@ static int cmp(const struct fold_ctx *ctx, const char *a, size_t an,
 			while (j > 0 && ua[--j] >= 0x80)
 				;
 		if (mode == EQUAL) {
-			fs_init(&x, ctx, a + j, an - j, 1);
-			fs_init(&y, ctx, b + j, bn - j, 1);
-			if (cmp_streams(&x, &y, EQUAL))
+			xn = fs_first(&x, ctx, a + j, an - j, FIRST_PIECE, NULL);
+			yn = fs_first(&y, ctx, b + j, bn - j, FIRST_PIECE, NULL);
+			if (cmp_streams(&x, xn, &y, yn, EQUAL))
 				return 1;
 			/* equal keys: equal names unless the prefix is
 			 * ill formed (then both are opaque and differ) */
@@ -212,21 +215,23 @@ static int cmp(const struct fold_ctx *ctx, const char *a, size_t an,
 			return d ? (d < 0 ? -1 : 1) :
 				   an < bn ? -1 : an > bn ? 1 : 0;
 		}
-		fs_init(&x, ctx, a + j, an - j, 1);
-		fs_init(&y, ctx, b + j, bn - j, 1);
-		d = cmp_streams(&x, &y, ORDER);
+		xn = fs_first(&x, ctx, a + j, an - j, FIRST_PIECE, NULL);
+		yn = fs_first(&y, ctx, b + j, bn - j, FIRST_PIECE, NULL);
+		d = cmp_streams(&x, xn, &y, yn, ORDER);
 		if (d != 2)
 			return d;
 	} else if (mode == EQUAL) {
 		/* ascii: a NUL makes a name opaque; keys compare bytewise */
-		fs_init(&x, ctx, a, an, 1);
-		fs_init(&y, ctx, b, bn, 1);
-		return cmp_streams(&x, &y, EQUAL) != 0;
+		xn = fs_first(&x, ctx, a, an, FIRST_PIECE, NULL);
+		yn = fs_first(&y, ctx, b, bn, FIRST_PIECE, NULL);
+		return cmp_streams(&x, xn, &y, yn, EQUAL) != 0;
 	}
 	/* slow path: validity decided up front, whole names */
 	fs_init(&x, ctx, a, an, fold_check(ctx, a, an) < 0);
 	fs_init(&y, ctx, b, bn, fold_check(ctx, b, bn) < 0);
-	return cmp_streams(&x, &y, DECIDED);
+	xn = fs_fill(&x, FIRST_PIECE);
+	yn = fs_fill(&y, FIRST_PIECE);
+	return cmp_streams(&x, xn, &y, yn, DECIDED);
 }
 
 int fold_cmp(const struct fold_ctx *ctx, const char *a, size_t an,

@@ -71,9 +71,9 @@ uint64_t fold_hash(const struct fold_ctx *ctx, const struct fold_seed *seed,
 	h.v3 = k1 ^ 0x7465646279746573ull;
 	start = h;
 
-	fs_init(&fs, ctx, s, n, 1);
+	k = fs_first(&fs, ctx, s, n, FS_OUTCAP, NULL);
 	for (;;) {
-		while ((k = fs_fill(&fs, FS_OUTCAP)) != 0) {
+		for (; k; k = fs_fill(&fs, FS_OUTCAP)) {
 			const unsigned char *p = fs.out;
 			total += k;
 			/* top up a partial word left from the previous piece */
@@ -89,7 +89,7 @@ uint64_t fold_hash(const struct fold_ctx *ctx, const struct fold_seed *seed,
 			for (; k >= 8; k -= 8, p += 8)
 				sipword(&h, le64(p));
 			if (k && !ntail &&
-			    (size_t)(p - fs.out) + 8 <= sizeof(fs.out)) {
+			    (size_t)(p - fs.out) + 8 <= sizeof(fs.buf)) {
 				/* the last k < 8 bytes in one load; the
 				 * bytes after them are masked off */
 				tail = le64(p) & ((1ull << (8 * k)) - 1);
@@ -111,6 +111,7 @@ uint64_t fold_hash(const struct fold_ctx *ctx, const struct fold_seed *seed,
 		ntail = 0;
 		total = 0;
 		fs_init(&fs, ctx, s, n, 0);
+		k = fs_fill(&fs, FS_OUTCAP);
 	}
 	tail |= (uint64_t)total << 56;
 	sipword(&h, tail);

@@ -8,23 +8,29 @@
 
 #include <string.h>
 
-/* Stream the key of s into out; *bad says the name proved ill formed
- * (valid = 1 only), in which case the result is meaningless. */
+/* Stream the key of s into out; *bad says the name proved ill formed,
+ * in which case the result is meaningless.  With room for a whole fill
+ * the stream writes in place, else through its own buffer. */
 static ssize_t run(const struct fold_ctx *ctx, const char *s, size_t n,
-		   char *out, size_t cap, int valid, int *bad)
+		   char *out, size_t cap, int *bad)
 {
 	struct fstream fs;
 	size_t total = 0;
 	unsigned k;
-	fs_init(&fs, ctx, s, n, valid);
-	while ((k = fs_fill(&fs, FS_OUTCAP)) != 0) {
-		if (total < cap) {
+	int direct = cap >= FS_OUTCAP;
+	k = fs_first(&fs, ctx, s, n, FS_OUTCAP,
+		     direct ? (unsigned char *)out : NULL);
+	while (k) {
+		if (!direct && total < cap) {
 			size_t m = cap - total < k ? cap - total : k;
-			memcpy(out + total, fs.out, m);
+			memcpy(out + total, fs.buf, m);
 		}
 		total += k;
 		if (fs.done)
 			break; /* the next fill would return 0 */
+		direct = total <= cap && cap - total >= FS_OUTCAP;
+		fs.out = direct ? (unsigned char *)out + total : fs.buf;
+		k = fs_fill(&fs, FS_OUTCAP);
 	}
 	*bad = fs.bad;
 	return (ssize_t)total;
@@ -40,7 +46,7 @@ ssize_t fold_normalize(const struct fold_ctx *ctx, const char *s, size_t n,
 	/* an ill-formed name must leave out untouched: check first */
 	if (fold_check(ctx, s, n) >= 0)
 		return FOLD_EILSEQ;
-	r = run(ctx, s, n, out, cap, 1, &bad);
+	r = run(ctx, s, n, out, cap, &bad);
 	return bad ? FOLD_EILSEQ : r;
 }
 
@@ -53,7 +59,7 @@ ssize_t fold_key(const struct fold_ctx *ctx, const char *s, size_t n,
 		return FOLD_EINVAL;
 	if ((ctx->flags & FOLD_STRICT) && fold_check(ctx, s, n) >= 0)
 		return FOLD_EILSEQ; /* and out untouched */
-	r = run(ctx, s, n, out, cap, 1, &bad);
+	r = run(ctx, s, n, out, cap, &bad);
 	if (!bad)
 		return r;
 	/* ill formed: the key is the bytes themselves */

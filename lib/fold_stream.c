@@ -593,6 +593,23 @@ static FS_INLINE int fs_next_quiet(struct fstream *fs, const unsigned char *p)
 	return (lv & L_BB) || fs_quiet(fs, lv);
 }
 
+/* In a decomposing form: is the code point at p one the fast lane takes
+ * as a starter (ASCII, inert, a simple fold, a Hangul syllable), or the
+ * end of input?  Marks before it are then final.  The decoded code point
+ * is kept for the next step. */
+static FS_INLINE int fs_next_starter(struct fstream *fs, const unsigned char *p,
+				     const int F)
+{
+	uint32_t cp;
+	unsigned lv;
+	if (p == fs->end || *p < 0x80)
+		return 1;
+	if (!fs_peek(fs, p, &cp, &lv))
+		return 0;
+	return fs_inert(lv) || (F && (lv & L_SFOLD)) ||
+	       ((lv & L_HANGUL) && cp - SBASE < SCOUNT);
+}
+
 /* Copy the run of ASCII starting at fs->p, folded if the form folds.  In
  * composing forms a byte followed by a non-ASCII code point may combine
  * with it, so that last byte is held as the starter instead.  Words of 8
@@ -716,25 +733,111 @@ static FS_INLINE uint64_t fs_special8(uint64_t w)
 	       0x8080808080808080ull;
 }
 
+/* Is the code point of record r (assigned at the stream's version, not
+ * special) a mark the lane can pass as it is: a non-starter that no
+ * mapping of the form touches? */
+static FS_INLINE int fs_plain_mark(const struct fold_rec *r, unsigned compat,
+				   const int F)
+{
+	unsigned used = F_D | (compat ? F_K : 0) | (F ? F_F : 0);
+	return r->ccc && !(REC_FIELDS(r) & used);
+}
+
+/*
+ * Decomposing forms: the canonical decomposition of cp (record r, with a
+ * D field, assigned, not special) if it is a chain of pairs down to a base
+ * that needs no lookup beyond its lane value (ASCII, no record, a simple
+ * fold) and its second elements are plain marks in canonical order:
+ * written at o, folded if the form folds (as fs_decompose() and
+ * fs_final() would).  Returns the end of what was written, with *cc the
+ * class of the last mark and *nm the number of marks; NULL if the
+ * decomposition is not that simple (nothing counts as written then).
+ */
+static FS_INLINE unsigned char *fs_lane_decompose(const struct fstream *fs,
+						  uint32_t cp,
+						  const struct fold_rec *r,
+						  unsigned char *o,
+						  unsigned *cc, unsigned *nm,
+						  const int F)
+{
+	uint32_t stack[FOLD_MAXCHAIN], x = cp, m = fs_field(r, 0);
+	unsigned n = 0, last = 0;
+	while (M_TYPE(m) == M_PAIR) {
+		uint32_t pr = fold_pairs[M_PAIRIDX(m, x)];
+		const struct fold_rec *rx;
+		unsigned lx;
+		stack[n++] = fold_seconds[P_SECOND(pr)];
+		x = P_FIRST(pr);
+		if (x < 0x80) {
+			*o++ = (unsigned char)(F && x - 'A' < 26u ? x + 32 : x);
+			goto seconds;
+		}
+		lx = fold_lane(x);
+		if (lx & L_HANGUL)
+			return NULL;
+		if (!(lx & L_RID))
+			goto base;
+		rx = &fold_recs[lx & L_RID];
+		if (REC_FIELDS(rx) & F_D) {
+			m = fs_field(rx, 0);
+			continue;
+		}
+		/* part of a mapping: folded whatever its age (fs_final) */
+		if (F && (lx & L_SFOLD)) {
+			x = (uint32_t)((int32_t)x + M_SDELTA(REC_DESC(rx)));
+			goto base;
+		}
+		if (rx->ccc || (F && (REC_FIELDS(rx) & F_F)))
+			return NULL;
+		goto base;
+	}
+	return NULL; /* a singleton: rare, for the general path */
+base:
+	o = fs_utf8(o, x);
+seconds:
+	*nm = n;
+	while (n) {
+		uint32_t c = stack[--n];
+		const struct fold_rec *rc = fold_rec_of(c);
+		if (REC_AGE(rc) > fs->age || rc->ccc < last ||
+		    !fs_plain_mark(rc, 0, F))
+			return NULL;
+		last = rc->ccc;
+		o = fs_utf8(o, c);
+	}
+	*cc = last;
+	return o;
+}
+
 /*
  * The fast lane, entered with nothing held in stages 2 and 3: one loop,
  * its state in locals, over ASCII (8 bytes at a time, folded if the form
- * folds) and the non-ASCII code points that are their own keys or simple
- * folds, until about want bytes of output are there.
+ * folds) and the non-ASCII code points whose keys need no buffering,
+ * until about want bytes of output are there.
  *  - Decomposing forms: ASCII, inert code points, Hangul syllables (as
- *    their jamo) and simple folds are final at once (what follows a
- *    starter can only reorder among the marks after it).
+ *    their jamo), simple folds and simple canonical decompositions
+ *    (fs_lane_decompose) are starters whose output is final once the next
+ *    code point is a starter; plain marks (fs_plain_mark) are copied as
+ *    long as their classes do not decrease.  The last starter is
+ *    "pending" (pend, opend) while marks follow it: if the lane meets
+ *    anything else there, the whole sequence from that starter is given
+ *    back to the general path, which sorts it.
  *  - Composing forms: ASCII, quiet code points (Hangul syllables
  *    included), simple folds and (NFKC_CF) composed folds, which become
  *    their key, one quiet composite; each is final once the next code point
  *    is known to combine with nothing before it (ASCII, quiet, a simple
  *    fold, L_BB) or the input ends.  The last one copied is "pending"
- *    (pend, opend) until then.  If what follows may combine with it, it
- *    becomes stage 3's held starter when it has no decomposition (hold:
- *    ASCII, folded; a code point without a record; a simple fold's
- *    target), as the general path would hold it; else (a composite, a
- *    composed fold) it is given back to the general path, and fs->slow
- *    remembers that, so the lane is not tried there again.
+ *    (pend, opend) until then.  A plain mark that composes with a pending
+ *    starter without a decomposition (hold: ASCII, folded; a code point
+ *    without a record; a simple fold's target) replaces it with the
+ *    composite, as stage 3 would, while the marks' classes do not
+ *    decrease.  If what follows may combine with the pending one
+ *    otherwise, it becomes stage 3's held starter when it has no
+ *    decomposition and nothing composed with it yet, as the general path
+ *    would hold it; else (a composite, a composed fold) it is given back
+ *    to the general path, and fs->slow remembers that, so the lane is not
+ *    tried there again.
+ *  - Both: ignorables that the form removes are skipped.
  * The lane stops before anything else, NUL and ill-formed input included;
  * a non-ASCII code point it stops at is left decoded for the general path.
  */
@@ -746,13 +849,26 @@ static FS_INLINE void fs_fast(struct fstream *fs, unsigned want, const int C,
 	unsigned char *opend = o;
 	/* stores to out[] may alias *fs: keep what the loop reads in locals */
 	const unsigned char *const pk = fs->pk_p;
-	const unsigned level = fs->level;
+	const unsigned level = fs->level, age = fs->age, ign = fs->ign;
 	uint32_t cp, t, hold = 0;
-	unsigned len, lv;
-	while (o < olim) {
+	/* marks since the pending starter: the last one's class, how many */
+	unsigned len, lv, lastcc = 0, nmarks = 0;
+	for (;;) {
+		if (o >= olim) {
+			/* enough: what is pending is final if what follows
+			 * cannot change it (the look-ahead is kept) */
+			if (C ? fs_next_quiet(fs, p) :
+				!lastcc || fs_next_starter(fs, p, F)) {
+				pend = p;
+				opend = o;
+				lastcc = 0;
+			}
+			break;
+		}
 		if (p == e) {
 			pend = p;
 			opend = o;
+			lastcc = 0;
 			break;
 		}
 		if (*p < 0x80) {
@@ -796,15 +912,17 @@ static FS_INLINE void fs_fast(struct fstream *fs, unsigned want, const int C,
 			}
 ascii_end:
 			if (p == q) {
-				/* NUL: final up to here; the general path
-				 * reports it */
+				/* NUL: the general path reports it */
 				pend = p;
 				opend = o;
+				lastcc = 0;
 				break;
 			}
 			pend = p - 1;
 			opend = o - 1;
 			hold = *opend;
+			lastcc = 0;
+			nmarks = 0;
 			continue;
 		}
 		if (p == pk) {
@@ -820,11 +938,14 @@ ascii_end:
 			/* ill formed: the stream stops there anyway */
 			pend = p;
 			opend = o;
+			lastcc = 0;
 			break;
 		}
 		if (C ? L_QUIET(lv) >= level : fs_inert(lv)) {
 			pend = p;
 			opend = o;
+			lastcc = 0;
+			nmarks = 0;
 			hold = lv & L_RID ? 0 : cp;
 			fs_copy_to(o, p, len);
 			o += len;
@@ -834,6 +955,8 @@ ascii_end:
 		if (F && (t = fs_simple_fold(fs, cp, lv)) != 0) {
 			pend = p;
 			opend = o;
+			lastcc = 0;
+			nmarks = 0;
 			hold = t;
 			o = fs_utf8(o, t);
 			p += len;
@@ -844,13 +967,19 @@ ascii_end:
 			 * path if what follows may combine with it */
 			pend = p;
 			opend = o;
+			lastcc = 0;
+			nmarks = 0;
 			hold = 0;
 			o = fs_utf8(o, t);
 			p += len;
 			continue;
 		}
-		if (!C && cp - SBASE < SCOUNT && fs->age >= HANGUL_AGE) {
+		if (!C && cp - SBASE < SCOUNT && age >= HANGUL_AGE) {
 			uint32_t x = cp - SBASE;
+			pend = p;
+			opend = o;
+			lastcc = 0;
+			nmarks = 0;
 			o = fs_jamo(o, LBASE + x / NCOUNT);
 			o = fs_jamo(o, VBASE + (x % NCOUNT) / TCOUNT);
 			if (x % TCOUNT)
@@ -858,17 +987,63 @@ ascii_end:
 			p += len;
 			continue;
 		}
+		if (lv & L_RID) {
+			const struct fold_rec *r = &fold_recs[lv & L_RID];
+			if (REC_AGE(r) <= age && !(r->af & A_SPECIAL)) {
+				unsigned char *q;
+				unsigned cc, nm;
+				if ((r->af & A_DI) && ign) {
+					/* removed: as if it were not there */
+					p += len;
+					continue;
+				}
+				if (fs_plain_mark(r, level > 1, F) &&
+				    r->ccc >= lastcc && nmarks < FOLD_SAFE_RUN) {
+					if (!C) {
+						fs_copy_to(o, p, len);
+						o += len;
+						p += len;
+						lastcc = r->ccc;
+						nmarks++;
+						continue;
+					}
+					if (hold && (t = fs_pair(fs, hold, cp,
+								 REC_SEC(r)))) {
+						/* the composite replaces
+						 * the pending starter */
+						hold = t;
+						o = fs_utf8(opend, t);
+						p += len;
+						lastcc = r->ccc;
+						nmarks++;
+						continue;
+					}
+				} else if (!C && (REC_FIELDS(r) & F_D) &&
+					   !(level > 1 && (REC_FIELDS(r) & F_K)) &&
+					   (q = fs_lane_decompose(fs, cp, r, o, &cc,
+								  &nm, F))) {
+					pend = p;
+					opend = o;
+					o = q;
+					p += len;
+					lastcc = cc;
+					nmarks = nm;
+					continue;
+				}
+			}
+		}
 		/* for the general path */
 		fs->pk_p = p;
 		fs->pk_cp = cp;
 		fs->pk_lv = lv;
 		fs->pk_len = len;
-		if (!C || (lv & L_BB)) {
+		if (C && (lv & L_BB)) {
 			pend = p;
 			opend = o;
-		} else if (pend != p) {
-			/* it may combine with the pending one */
-			if (hold) {
+		} else if (C && pend != p) {
+			/* it may combine with the pending one: hold that
+			 * as the general path would, or give it back */
+			if (hold && !lastcc) {
 				fs->st = hold;
 				fs->have_st = 1;
 				pend = p;
@@ -879,9 +1054,14 @@ ascii_end:
 		break;
 	}
 	if (!C) {
-		fs->p = p;
-		fs->outn = (unsigned)(o - fs->out);
-		return;
+		/* final up to p, unless marks follow the pending starter:
+		 * then the sequence from it is given back */
+		if (!lastcc) {
+			pend = p;
+			opend = o;
+		} else {
+			fs->slow = pend;
+		}
 	}
 	fs->p = pend;
 	fs->outn = (unsigned)(opend - fs->out);
@@ -919,8 +1099,8 @@ static unsigned fs_fill_bytes(struct fstream *fs)
 {
 	size_t n = (size_t)(fs->end - fs->p);
 	unsigned i;
-	if (n > sizeof(fs->out))
-		n = sizeof(fs->out);
+	if (n > FS_OUTCAP)
+		n = FS_OUTCAP;
 	if (fs->mode == FS_ASCII && memchr(fs->p, 0, n)) {
 		fs->bad = 1; /* NUL: not a name */
 		return 0;
@@ -942,7 +1122,6 @@ static FS_INLINE unsigned fs_fill_v(struct fstream *fs, unsigned want,
 				    const int C, const int F)
 {
 	const unsigned lim = FS_OUTCAP - FS_STEPMAX;
-	fs->outn = 0;
 	if (want > lim)
 		want = lim;
 	while (fs->outn < want && !fs->bad) {
@@ -988,6 +1167,12 @@ static FS_INLINE unsigned fs_fill_v(struct fstream *fs, unsigned want,
 		    (*start < 0x80 || (fs_peek(fs, start, &cp, &lv) &&
 				       fs_lane_takes(fs, cp, lv, C, F)))) {
 			fs_fast(fs, want, C, F);
+			if (fs->p == fs->end && !(fs->nns | fs->have_st)) {
+				/* the whole name went through the lane: spare
+				 * the caller another fill */
+				fs->done = 1;
+				break;
+			}
 			if (fs->p != start)
 				continue;
 		}
@@ -1065,6 +1250,7 @@ static unsigned fs_fill_cf(struct fstream *fs, unsigned want)
 
 unsigned fs_fill(struct fstream *fs, unsigned want)
 {
+	fs->outn = 0;
 	if (fs->mode != FS_UNI)
 		return fs_fill_bytes(fs);
 	switch (fs->compose << 1 | fs->fold) {
@@ -1079,3 +1265,54 @@ unsigned fs_fill(struct fstream *fs, unsigned want)
 	}
 }
 
+
+/* The fast lane first; the rest of the set-up only if it stops early. */
+static FS_INLINE unsigned fs_first_v(struct fstream *fs,
+				     const struct fold_ctx *ctx, unsigned want,
+				     const int C, const int F)
+{
+	const unsigned lim = FS_OUTCAP - FS_STEPMAX;
+	fs_fast(fs, want < lim ? want : lim, C, F);
+	if (fs->p == fs->end) {
+		fs->done = 1;
+		return fs->outn;
+	}
+	fs_init_rest(fs, ctx, 1);
+	switch (C << 1 | F) {
+	case 0:
+		return fs_fill_d(fs, want);
+	case 1:
+		return fs_fill_df(fs, want);
+	case 2:
+		return fs_fill_c(fs, want);
+	default:
+		return fs_fill_cf(fs, want);
+	}
+}
+
+unsigned fs_first(struct fstream *fs, const struct fold_ctx *ctx,
+		  const char *s, size_t n, unsigned want, unsigned char *out)
+{
+	unsigned form = ctx->form;
+	if (ctx->charset != FOLD_CHARSET_UTF8) {
+		fs_init(fs, ctx, s, n, 1);
+		if (out)
+			fs->out = out;
+		return fs_fill(fs, want);
+	}
+	fs_init_lane(fs, ctx, s, n);
+	if (out)
+		fs->out = out;
+	switch (form) {
+	case FOLD_NFD:
+	case FOLD_NFKD:
+		return fs_first_v(fs, ctx, want, 0, 0);
+	case FOLD_CASEFOLD:
+		return fs_first_v(fs, ctx, want, 0, 1);
+	case FOLD_NFC:
+	case FOLD_NFKC:
+		return fs_first_v(fs, ctx, want, 1, 0);
+	default:
+		return fs_first_v(fs, ctx, want, 1, 1);
+	}
+}

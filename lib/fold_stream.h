@@ -80,10 +80,56 @@ struct fstream {
 	unsigned leftcc;
 	uint32_t st;
 	uint32_t left[FOLD_SAFE_RUN];
-	/* output of the current fill */
+	/* output of the current fill: out[0..outn).  out is buf, or a
+	 * caller's buffer with at least FS_OUTCAP bytes of room (fold_key
+	 * writes keys in place) */
 	unsigned outn;
-	unsigned char out[FS_OUTCAP];
+	unsigned char *out;
+	unsigned char buf[FS_OUTCAP];
 };
+
+/* The part of a stream's set-up the fast lane needs (fs_first). */
+static inline void fs_init_lane(struct fstream *fs, const struct fold_ctx *ctx,
+				const char *s, size_t n)
+{
+	fs->p = (const unsigned char *)s;
+	fs->beg = fs->p;
+	fs->end = fs->p + n;
+	fs->done = 0;
+	fs->bad = 0;
+	fs->have_st = 0;
+	fs->outn = 0;
+	fs->out = fs->buf;
+	fs->age = ctx->age;
+	fs->level = ctx->form == FOLD_NFKC_CF ? 3 :
+		    ctx->form == FOLD_NFKD || ctx->form == FOLD_NFKC ||
+				    (ctx->flags & FOLD_COMPAT) ?
+		    2 : 1;
+	fs->ign = ctx->form == FOLD_NFKC_CF || (ctx->flags & FOLD_IGNORABLES);
+	fs->pk_p = NULL;
+	fs->slow = NULL;
+}
+
+/* The rest of it. */
+static inline void fs_init_rest(struct fstream *fs, const struct fold_ctx *ctx,
+				int valid)
+{
+	unsigned form = ctx->form;
+	fs->nns = 0;
+	fs->nleft = 0;
+	fs->fold = form == FOLD_CASEFOLD || form == FOLD_NFKC_CF;
+	fs->compat = fs->level > 1;
+	fs->compose = form == FOLD_NFC || form == FOLD_NFKC ||
+		      form == FOLD_NFKC_CF;
+	fs->nkcf = form == FOLD_NFKC_CF;
+	fs->ypocls = (ctx->flags & FOLD_KERNEL_ORDER) ? 0 : 240;
+	if (!valid)
+		fs->mode = FS_RAW;
+	else if (ctx->charset == FOLD_CHARSET_ASCII)
+		fs->mode = FS_ASCII;
+	else
+		fs->mode = FS_UNI;
+}
 
 /* Set up a stream for s[0..n).  valid = 0: the name is known to be ill
  * formed, stream its bytes; 1: stream its key, checking well-formedness
@@ -91,34 +137,8 @@ struct fstream {
 static inline void fs_init(struct fstream *fs, const struct fold_ctx *ctx,
 			   const char *s, size_t n, int valid)
 {
-	unsigned form = ctx->form;
-	fs->p = (const unsigned char *)s;
-	fs->beg = fs->p;
-	fs->end = fs->p + n;
-	fs->done = 0;
-	fs->bad = 0;
-	fs->nns = 0;
-	fs->have_st = 0;
-	fs->nleft = 0;
-	fs->outn = 0;
-	fs->age = ctx->age;
-	fs->fold = form == FOLD_CASEFOLD || form == FOLD_NFKC_CF;
-	fs->compat = form == FOLD_NFKD || form == FOLD_NFKC ||
-		     form == FOLD_NFKC_CF || (ctx->flags & FOLD_COMPAT);
-	fs->compose = form == FOLD_NFC || form == FOLD_NFKC ||
-		      form == FOLD_NFKC_CF;
-	fs->nkcf = form == FOLD_NFKC_CF;
-	fs->ign = fs->nkcf || (ctx->flags & FOLD_IGNORABLES);
-	fs->ypocls = (ctx->flags & FOLD_KERNEL_ORDER) ? 0 : 240;
-	fs->level = fs->nkcf ? 3 : fs->compat ? 2 : 1;
-	fs->pk_p = NULL;
-	fs->slow = NULL;
-	if (!valid)
-		fs->mode = FS_RAW;
-	else if (ctx->charset == FOLD_CHARSET_ASCII)
-		fs->mode = FS_ASCII;
-	else
-		fs->mode = FS_UNI;
+	fs_init_lane(fs, ctx, s, n);
+	fs_init_rest(fs, ctx, valid);
 }
 
 /* Internal: keep out of the shared object's ABI. */
@@ -130,6 +150,15 @@ static inline void fs_init(struct fstream *fs, const struct fold_ctx *ctx,
  * complete (or the stream stopped at an ill-formed sequence: fs->bad).
  */
 unsigned fs_fill(struct fstream *fs, unsigned want);
+
+/*
+ * fs_init() and the first fs_fill() in one, for a well-formed-or-checked
+ * name (valid = 1), with the output going to out (FS_OUTCAP bytes of
+ * room) or, if out is NULL, to fs->buf.  A name the fast lane takes
+ * whole costs no more set-up than the lane needs.
+ */
+unsigned fs_first(struct fstream *fs, const struct fold_ctx *ctx,
+		  const char *s, size_t n, unsigned want, unsigned char *out);
 
 #pragma GCC visibility pop
 #endif

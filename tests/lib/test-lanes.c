@@ -88,6 +88,10 @@ static const char *const pieces[] = {
 	"\xE1\x8E\xA0", "\xCF\x86", "\xD0\xB4",
 	/* folds to several code points, special cases */
 	"\xC3\x9F", "\xEF\xAC\x81", "\xCE\x90", "\xC4\xB0", "\xE1\xBE\x80",
+	/* canonical and different compatibility decompositions: U+1E9B
+	 * (long s, dot above), U+03D3 (upsilon hook, acute), U+01C4 (DZ
+	 * caron) */
+	"\xE1\xBA\x9B", "\xCF\x93", "\xC7\x84",
 	"\xE1\xBE\xBC", "\xCE\x86", "\xE2\x84\xAB", "\xE2\x84\xA6",
 	"\xE0\xA5\x98", "\xE0\xBD\xB3", "\xCD\x84", "\xCD\xBA",
 	/* Hangul: LV, LVT syllables, L, V, T jamo */
