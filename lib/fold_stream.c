@@ -192,11 +192,16 @@ static FS_INLINE void fs_flush_all(struct fstream *fs, const int C)
 
 /* ---- decoding ---- */
 
+/* Decoded code points travel packed, so that no decoder needs the
+ * address of a variable (which would keep it out of registers): the code
+ * point in bits 0-20, the length of its sequence above; 0 if ill formed. */
+#define DEC(cp, len) ((uint32_t)(cp) | (uint32_t)(len) << 21)
+#define DEC_CP(d) ((d) & 0x1FFFFFu)
+#define DEC_LEN(d) ((unsigned)((d) >> 21))
+
 /* Decode one non-ASCII code point at p, checking it is well formed
- * (shortest form, no surrogate, <= U+10FFFF).  Returns its length, or 0
- * if the sequence at p is ill formed. */
-static unsigned fs_decode_rare(const unsigned char *p,
-			       const unsigned char *end, uint32_t *cp)
+ * (shortest form, no surrogate, <= U+10FFFF). */
+static uint32_t fs_decode_rare(const unsigned char *p, const unsigned char *end)
 {
 	unsigned c = p[0], lo = 0x80, hi = 0xBF;
 	size_t left = (size_t)(end - p);
@@ -205,8 +210,7 @@ static unsigned fs_decode_rare(const unsigned char *p,
 	if (c < 0xE0) {
 		if (left < 2 || (p[1] & 0xC0) != 0x80)
 			return 0;
-		*cp = (c & 0x1Fu) << 6 | (p[1] & 0x3Fu);
-		return 2;
+		return DEC((c & 0x1Fu) << 6 | (p[1] & 0x3Fu), 2);
 	}
 	if (c < 0xF0) {
 		if (c == 0xE0)
@@ -216,8 +220,9 @@ static unsigned fs_decode_rare(const unsigned char *p,
 		if (left < 3 || p[1] < lo || p[1] > hi ||
 		    (p[2] & 0xC0) != 0x80)
 			return 0;
-		*cp = (c & 0x0Fu) << 12 | (p[1] & 0x3Fu) << 6 | (p[2] & 0x3Fu);
-		return 3;
+		return DEC((c & 0x0Fu) << 12 | (p[1] & 0x3Fu) << 6 |
+				   (p[2] & 0x3Fu),
+			   3);
 	}
 	if (c == 0xF0)
 		lo = 0x90;
@@ -226,36 +231,33 @@ static unsigned fs_decode_rare(const unsigned char *p,
 	if (left < 4 || p[1] < lo || p[1] > hi || (p[2] & 0xC0) != 0x80 ||
 	    (p[3] & 0xC0) != 0x80)
 		return 0;
-	*cp = (c & 0x07u) << 18 | (p[1] & 0x3Fu) << 12 | (p[2] & 0x3Fu) << 6 |
-	      (p[3] & 0x3Fu);
-	return 4;
+	return DEC((c & 0x07u) << 18 | (p[1] & 0x3Fu) << 12 |
+			   (p[2] & 0x3Fu) << 6 | (p[3] & 0x3Fu),
+		   4);
 }
 
 /* The same with the common two- and three-byte forms (E0 and the
  * four-byte forms aside) inline. */
-static FS_INLINE unsigned fs_dec(const unsigned char *p,
-				 const unsigned char *end, uint32_t *cp)
+static FS_INLINE uint32_t fs_dec(const unsigned char *p,
+				 const unsigned char *end)
 {
 	unsigned c = p[0];
 	if (c - 0xC2u < 0x1Eu) {
-		if (end - p >= 2 && (p[1] & 0xC0) == 0x80) {
-			*cp = (c & 0x1Fu) << 6 | (p[1] & 0x3Fu);
-			return 2;
-		}
+		if (end - p >= 2 && (p[1] & 0xC0) == 0x80)
+			return DEC((c & 0x1Fu) << 6 | (p[1] & 0x3Fu), 2);
 		return 0;
 	}
 	if (c - 0xE1u < 0x0Fu) {
 		/* ED: U+D000..U+D7FF (Hangul syllables up to U+D7A3 among
 		 * them); ED A0..ED BF would be surrogates */
 		if (end - p >= 3 && ((p[1] ^ 0x80u) | (p[2] ^ 0x80u)) < 0x40u &&
-		    (c != 0xED || p[1] < 0xA0)) {
-			*cp = (c & 0x0Fu) << 12 | (p[1] & 0x3Fu) << 6 |
-			      (p[2] & 0x3Fu);
-			return 3;
-		}
+		    (c != 0xED || p[1] < 0xA0))
+			return DEC((c & 0x0Fu) << 12 | (p[1] & 0x3Fu) << 6 |
+					   (p[2] & 0x3Fu),
+				   3);
 		return 0;
 	}
-	return fs_decode_rare(p, end, cp);
+	return fs_decode_rare(p, end);
 }
 
 /* Decode (or take from the look-ahead) the non-ASCII code point at p and
@@ -269,8 +271,11 @@ static FS_INLINE unsigned fs_peek(struct fstream *fs, const unsigned char *p,
 		*lv = fs->pk_lv;
 		return fs->pk_len;
 	}
-	*cp = 0;
-	len = fs_dec(p, fs->end, cp);
+	{
+		uint32_t d = fs_dec(p, fs->end);
+		*cp = DEC_CP(d);
+		len = DEC_LEN(d);
+	}
 	*lv = len ? fold_lane(*cp) : 0;
 	fs->pk_p = p;
 	fs->pk_cp = *cp;
@@ -750,15 +755,14 @@ static FS_INLINE int fs_plain_mark(const struct fold_rec *r, unsigned compat,
  * fold) and its second elements are plain marks in canonical order:
  * written at o, folded if the form folds (as fs_decompose() and
  * fs_final() would).  Returns the end of what was written, with *cc the
- * class of the last mark and *nm the number of marks; NULL if the
+ * number of marks << 8 | the class of the last one; NULL if the
  * decomposition is not that simple (nothing counts as written then).
  */
 static FS_INLINE unsigned char *fs_lane_decompose(const struct fstream *fs,
 						  uint32_t cp,
 						  const struct fold_rec *r,
 						  unsigned char *o,
-						  unsigned *cc, unsigned *nm,
-						  const int F)
+						  unsigned *cc, const int F)
 {
 	uint32_t stack[FOLD_MAXCHAIN], x = cp, m = fs_field(r, 0);
 	unsigned n = 0, last = 0;
@@ -795,7 +799,7 @@ static FS_INLINE unsigned char *fs_lane_decompose(const struct fstream *fs,
 base:
 	o = fs_utf8(o, x);
 seconds:
-	*nm = n;
+	*cc = n << 8;
 	while (n) {
 		uint32_t c = stack[--n];
 		const struct fold_rec *rc = fold_rec_of(c);
@@ -805,8 +809,66 @@ seconds:
 		last = rc->ccc;
 		o = fs_utf8(o, c);
 	}
-	*cc = last;
+	*cc |= last;
 	return o;
+}
+
+/* A case fold (F field, no decomposition) to a string of ASCII letters:
+ * written at o; returns its end, or NULL if the fold is anything else. */
+static FS_INLINE unsigned char *fs_lane_ascii_fold(uint32_t cp,
+						   const struct fold_rec *r,
+						   unsigned char *o)
+{
+	uint32_t m = fs_field(r, 2);
+	const unsigned char *q;
+	unsigned n, i;
+	if (M_TYPE(m) != M_POOL)
+		return NULL;
+	q = fold_pool + M_OFF(m, cp);
+	n = M_LEN(m);
+	for (i = 0; i < n; i++)
+		if (q[i] >= 0x80)
+			return NULL;
+	for (i = 0; i < n; i++)
+		o[i] = q[i];
+	return o + n;
+}
+
+/* Compatibility forms: if the K field of cp (record r) is one code point
+ * that, folded if the form folds, the lane takes as a starter (ASCII, a
+ * code point without data, a simple fold's target: nothing before
+ * combines with them), it is written at o and the end returned, with
+ * *hold set as the lane holds starters; else NULL. */
+static FS_INLINE unsigned char *fs_lane_compat(uint32_t cp,
+					       const struct fold_rec *r,
+					       unsigned char *o, uint32_t *hold,
+					       const int F)
+{
+	uint32_t m = fs_field(r, 1), t;
+	unsigned lt;
+	if (M_TYPE(m) != M_DELTA)
+		return NULL;
+	t = (uint32_t)((int32_t)cp + M_SDELTA(m));
+	if (t < 0x80) {
+		if (F && t - 'A' < 26u)
+			t += 32;
+		*o = (unsigned char)t;
+		*hold = t;
+		return o + 1;
+	}
+	lt = fold_lane(t);
+	/* part of a mapping: folded whatever its age (fs_final) */
+	if (F && (lt & L_SFOLD)) {
+		t = (uint32_t)((int32_t)t +
+			       M_SDELTA(REC_DESC(&fold_recs[lt & L_RID])));
+		*hold = t;
+		return fs_utf8(o, t);
+	}
+	/* no data: its own key, and nothing combines with it (L_BB) */
+	if (lt & (L_RID | L_HANGUL))
+		return NULL;
+	*hold = t;
+	return fs_utf8(o, t);
 }
 
 /*
@@ -844,31 +906,36 @@ seconds:
 static FS_INLINE void fs_fast(struct fstream *fs, unsigned want, const int C,
 			      const int F)
 {
-	const unsigned char *p = fs->p, *e = fs->end, *pend = p;
-	unsigned char *o = fs->out + fs->outn, *olim = fs->out + want;
-	unsigned char *opend = o;
-	/* stores to out[] may alias *fs: keep what the loop reads in locals */
-	const unsigned char *const pk = fs->pk_p;
-	const unsigned level = fs->level, age = fs->age, ign = fs->ign;
-	uint32_t cp, t, hold = 0;
-	/* marks since the pending starter: the last one's class, how many */
-	unsigned len, lv, lastcc = 0, nmarks = 0;
+	/* Few locals, none whose address is taken: the loop runs from
+	 * registers.  NFKC_CF (C and F) is the one composing folding form,
+	 * so its level and ignorables are constants. */
+	const unsigned char *p = fs->p, *pend = p;
+	const unsigned char *const e = fs->end;
+	unsigned char *o = fs->out + fs->outn, *opend = o;
+	unsigned char *const olim = fs->out + want;
+	uint32_t hold = 0;
+	/* marks since the pending starter: their number << 8 | the class of
+	 * the last one (plain marks have a class, so 0 means none) */
+	unsigned marks = 0;
 	for (;;) {
+		const struct fold_rec *r;
+		uint32_t d, cp, t;
+		unsigned len, lv;
 		if (o >= olim) {
 			/* enough: what is pending is final if what follows
 			 * cannot change it (the look-ahead is kept) */
 			if (C ? fs_next_quiet(fs, p) :
-				!lastcc || fs_next_starter(fs, p, F)) {
+				!marks || fs_next_starter(fs, p, F)) {
 				pend = p;
 				opend = o;
-				lastcc = 0;
+				marks = 0;
 			}
 			break;
 		}
 		if (p == e) {
 			pend = p;
 			opend = o;
-			lastcc = 0;
+			marks = 0;
 			break;
 		}
 		if (*p < 0x80) {
@@ -893,16 +960,16 @@ static FS_INLINE void fs_fast(struct fstream *fs, unsigned want, const int C,
 			if (o < olim && p < e && e - fs->beg >= 8) {
 				/* the last r < 8 bytes: the word ending
 				 * at e, shifted down (zeros above them) */
-				unsigned r = (unsigned)(e - p);
+				unsigned k = (unsigned)(e - p);
 				memcpy(&w, e - 8, 8);
-				w >>= 8 * (8 - r);
-				m = fs_special8(w) & ((1ull << (8 * r)) - 1);
+				w >>= 8 * (8 - k);
+				m = fs_special8(w) & ((1ull << (8 * k)) - 1);
 				if (F)
 					w = fs_lower8(w & 0x7F7F7F7F7F7F7F7Full);
 				memcpy(o, &w, 8);
-				r = m ? (unsigned)__builtin_ctzll(m) >> 3 : r;
-				p += r;
-				o += r;
+				k = m ? (unsigned)__builtin_ctzll(m) >> 3 : k;
+				p += k;
+				o += k;
 			} else if (o < olim) {
 				while (p < e && *p && *p < 0x80) {
 					unsigned c = *p++;
@@ -915,37 +982,92 @@ ascii_end:
 				/* NUL: the general path reports it */
 				pend = p;
 				opend = o;
-				lastcc = 0;
+				marks = 0;
 				break;
 			}
 			pend = p - 1;
 			opend = o - 1;
 			hold = *opend;
-			lastcc = 0;
-			nmarks = 0;
+			marks = 0;
 			continue;
 		}
-		if (p == pk) {
-			cp = fs->pk_cp;
-			lv = fs->pk_lv;
-			len = fs->pk_len;
-		} else {
-			cp = 0;
-			len = fs_dec(p, e, &cp);
-			lv = len ? fold_lane(cp) : 0;
+		if (p[0] - 0xC2u < 0x1Eu) {
+			/* a run of two-byte code points that are their own
+			 * keys or simple folds to two-byte code points, in
+			 * a loop of its own (Latin, Greek, Cyrillic, Hebrew,
+			 * Arabic...): each is final as the next one comes */
+			const unsigned char *const p0 = p;
+			while (e - p >= 2 && p[0] - 0xC2u < 0x1Eu &&
+			       (p[1] & 0xC0) == 0x80 && o < olim) {
+				cp = (p[0] & 0x1Fu) << 6 | (p[1] & 0x3Fu);
+				lv = fold_leaf[fold_mid[cp >> FOLD_S2] +
+					       (cp & ((1u << FOLD_S2) - 1))];
+				if (C ? L_QUIET(lv) >= (C && F ? 3u : fs->level) :
+					fs_inert(lv)) {
+					t = lv & L_RID ? 0 : cp;
+					o[0] = p[0];
+					o[1] = p[1];
+				} else if (F && (t = fs_simple_fold(fs, cp, lv)) -
+							0x80u <
+						0x800u - 0x80u) {
+					o[0] = (unsigned char)(0xC0 | t >> 6);
+					o[1] = (unsigned char)(0x80 | (t & 0x3F));
+				} else {
+					break;
+				}
+				hold = t;
+				p += 2;
+				o += 2;
+			}
+			if (p != p0) {
+				pend = p - 2;
+				opend = o - 2;
+				marks = 0;
+				continue;
+			}
+		} else if (p[0] - 0xE1u < 0x0Fu) {
+			/* the same for three-byte code points that are their
+			 * own keys (CJK, kana, Hangul syllables...) */
+			const unsigned char *const p0 = p;
+			while (e - p >= 3 && p[0] - 0xE1u < 0x0Fu &&
+			       ((p[1] ^ 0x80u) | (p[2] ^ 0x80u)) < 0x40u &&
+			       (p[0] != 0xED || p[1] < 0xA0) && o < olim) {
+				cp = (p[0] & 0x0Fu) << 12 | (p[1] & 0x3Fu) << 6 |
+				     (p[2] & 0x3Fu);
+				lv = fold_lane(cp);
+				if (!(C ? L_QUIET(lv) >= (C && F ? 3u : fs->level) :
+					  fs_inert(lv)))
+					break;
+				hold = lv & L_RID ? 0 : cp;
+				o[0] = p[0];
+				o[1] = p[1];
+				o[2] = p[2];
+				p += 3;
+				o += 3;
+			}
+			if (p != p0) {
+				pend = p - 3;
+				opend = o - 3;
+				marks = 0;
+				continue;
+			}
 		}
-		if (!len) {
+		d = fs_dec(p, e);
+		if (!d) {
 			/* ill formed: the stream stops there anyway */
 			pend = p;
 			opend = o;
-			lastcc = 0;
+			marks = 0;
 			break;
 		}
-		if (C ? L_QUIET(lv) >= level : fs_inert(lv)) {
+		cp = DEC_CP(d);
+		len = DEC_LEN(d);
+		lv = fold_lane(cp);
+		if (C ? L_QUIET(lv) >= (C && F ? 3u : fs->level) :
+			fs_inert(lv)) {
 			pend = p;
 			opend = o;
-			lastcc = 0;
-			nmarks = 0;
+			marks = 0;
 			hold = lv & L_RID ? 0 : cp;
 			fs_copy_to(o, p, len);
 			o += len;
@@ -955,8 +1077,7 @@ ascii_end:
 		if (F && (t = fs_simple_fold(fs, cp, lv)) != 0) {
 			pend = p;
 			opend = o;
-			lastcc = 0;
-			nmarks = 0;
+			marks = 0;
 			hold = t;
 			o = fs_utf8(o, t);
 			p += len;
@@ -967,19 +1088,17 @@ ascii_end:
 			 * path if what follows may combine with it */
 			pend = p;
 			opend = o;
-			lastcc = 0;
-			nmarks = 0;
+			marks = 0;
 			hold = 0;
 			o = fs_utf8(o, t);
 			p += len;
 			continue;
 		}
-		if (!C && cp - SBASE < SCOUNT && age >= HANGUL_AGE) {
+		if (!C && cp - SBASE < SCOUNT && fs->age >= HANGUL_AGE) {
 			uint32_t x = cp - SBASE;
 			pend = p;
 			opend = o;
-			lastcc = 0;
-			nmarks = 0;
+			marks = 0;
 			o = fs_jamo(o, LBASE + x / NCOUNT);
 			o = fs_jamo(o, VBASE + (x % NCOUNT) / TCOUNT);
 			if (x % TCOUNT)
@@ -987,49 +1106,83 @@ ascii_end:
 			p += len;
 			continue;
 		}
-		if (lv & L_RID) {
-			const struct fold_rec *r = &fold_recs[lv & L_RID];
-			if (REC_AGE(r) <= age && !(r->af & A_SPECIAL)) {
-				unsigned char *q;
-				unsigned cc, nm;
-				if ((r->af & A_DI) && ign) {
-					/* removed: as if it were not there */
+		r = &fold_recs[lv & L_RID];
+		if ((lv & L_RID) && REC_AGE(r) <= fs->age &&
+		    !(r->af & A_SPECIAL)) {
+			unsigned char *q;
+			unsigned cc;
+			if ((r->af & A_DI) && (C && F ? 1 : fs->ign)) {
+				/* removed: as if it were not there */
+				p += len;
+				continue;
+			}
+			if (fs_plain_mark(r, fs->level > 1, F) &&
+			    r->ccc >= (marks & 0xFF) &&
+			    (marks >> 8) < FOLD_SAFE_RUN) {
+				if (!C) {
+					fs_copy_to(o, p, len);
+					o += len;
 					p += len;
+					marks = ((marks >> 8) + 1) << 8 | r->ccc;
 					continue;
 				}
-				if (fs_plain_mark(r, level > 1, F) &&
-				    r->ccc >= lastcc && nmarks < FOLD_SAFE_RUN) {
-					if (!C) {
-						fs_copy_to(o, p, len);
-						o += len;
-						p += len;
-						lastcc = r->ccc;
-						nmarks++;
-						continue;
-					}
-					if (hold && (t = fs_pair(fs, hold, cp,
-								 REC_SEC(r)))) {
-						/* the composite replaces
-						 * the pending starter */
-						hold = t;
-						o = fs_utf8(opend, t);
-						p += len;
-						lastcc = r->ccc;
-						nmarks++;
-						continue;
-					}
-				} else if (!C && (REC_FIELDS(r) & F_D) &&
-					   !(level > 1 && (REC_FIELDS(r) & F_K)) &&
-					   (q = fs_lane_decompose(fs, cp, r, o, &cc,
-								  &nm, F))) {
+				if (hold &&
+				    (t = fs_pair(fs, hold, cp, REC_SEC(r)))) {
+					/* the composite replaces the
+					 * pending starter */
+					hold = t;
+					o = fs_utf8(opend, t);
+					p += len;
+					marks = ((marks >> 8) + 1) << 8 | r->ccc;
+					continue;
+				}
+			} else if (r->ccc) {
+				/* a mark to be sorted or composed */
+			} else if (fs->level > 1 && (REC_FIELDS(r) & F_K)) {
+				/* compatibility: a single code point the lane
+				 * can take as a starter (U+FF12 -> 2) */
+				if ((q = fs_lane_compat(cp, r, o, &hold, F))) {
 					pend = p;
 					opend = o;
 					o = q;
 					p += len;
-					lastcc = cc;
-					nmarks = nm;
+					marks = 0;
 					continue;
 				}
+			} else if (!C && (REC_FIELDS(r) & F_D)) {
+				q = fs_lane_decompose(fs, cp, r, o, &cc, F);
+				if (q) {
+					pend = p;
+					opend = o;
+					o = q;
+					p += len;
+					marks = cc;
+					continue;
+				}
+			} else if (F && (REC_FIELDS(r) & F_F)) {
+				/* folds to ASCII (U+00DF -> ss): final, never
+				 * held (the pending unit would be two) */
+				q = fs_lane_ascii_fold(cp, r, o);
+				if (q) {
+					pend = p;
+					opend = o;
+					o = q;
+					p += len;
+					marks = 0;
+					hold = 0;
+					continue;
+				}
+			} else if (!C && !(REC_FIELDS(r) & F_D)) {
+				/* a starter whose data the form does not use
+				 * (an ignorable it keeps; K and, if the form
+				 * folds, F were tried above): inert */
+				pend = p;
+				opend = o;
+				fs_copy_to(o, p, len);
+				o += len;
+				p += len;
+				marks = 0;
+				continue;
 			}
 		}
 		/* for the general path */
@@ -1043,7 +1196,7 @@ ascii_end:
 		} else if (C && pend != p) {
 			/* it may combine with the pending one: hold that
 			 * as the general path would, or give it back */
-			if (hold && !lastcc) {
+			if (hold && !marks) {
 				fs->st = hold;
 				fs->have_st = 1;
 				pend = p;
@@ -1056,7 +1209,7 @@ ascii_end:
 	if (!C) {
 		/* final up to p, unless marks follow the pending starter:
 		 * then the sequence from it is given back */
-		if (!lastcc) {
+		if (!marks) {
 			pend = p;
 			opend = o;
 		} else {
