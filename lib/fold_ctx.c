@@ -7,19 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define FOLD_ALL_FLAGS \
-	(FOLD_STRICT | FOLD_COMPAT | FOLD_IGNORABLES | FOLD_KERNEL_ORDER)
-
-int fold_ctx_ok(const struct fold_ctx *ctx)
-{
-	if (!ctx || ctx->form > FOLD_NFKC_CF || (ctx->flags & ~FOLD_ALL_FLAGS))
-		return 0;
-	if (ctx->charset == FOLD_CHARSET_ASCII)
-		return ctx->age == 0;
-	return ctx->charset == FOLD_CHARSET_UTF8 && ctx->age >= 1 &&
-	       ctx->age <= FOLD_NVERSIONS;
-}
-
 /* Parse a decimal number of at most 3 digits; NULL if none. */
 static const char *num(const char *s, unsigned *v)
 {

@@ -72,6 +72,21 @@ uint64_t fold_hash(const struct fold_ctx *ctx, const struct fold_seed *seed,
 	start = h;
 
 	k = fs_first(&fs, ctx, s, n, FS_OUTCAP, NULL);
+	if (fs.done) {
+		/* the whole key in one piece (names are short): hash it
+		 * straight; the buffer has room past it for the last load */
+		const unsigned char *p = fs.out;
+		total = k;
+		for (; k >= 8; k -= 8, p += 8)
+			sipword(&h, le64(p));
+		if (k && (size_t)(p - fs.out) + 8 <= sizeof(fs.buf)) {
+			tail = le64(p) & ((1ull << (8 * k)) - 1);
+		} else {
+			for (ntail = 0; ntail < k; ntail++)
+				tail |= (uint64_t)p[ntail] << (8 * ntail);
+		}
+		goto finish;
+	}
 	for (;;) {
 		for (; k; k = fs_fill(&fs, FS_OUTCAP)) {
 			const unsigned char *p = fs.out;
@@ -113,6 +128,7 @@ uint64_t fold_hash(const struct fold_ctx *ctx, const struct fold_seed *seed,
 		fs_init(&fs, ctx, s, n, 0);
 		k = fs_fill(&fs, FS_OUTCAP);
 	}
+finish:
 	tail |= (uint64_t)total << 56;
 	sipword(&h, tail);
 	h.v2 ^= 0xff;

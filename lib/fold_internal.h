@@ -17,8 +17,19 @@ size_t fold_ascii_prefix(const unsigned char *s, size_t n);
 long fold_utf8_check(const unsigned char *s, size_t n);
 /* Same, under ctx's charset. */
 long fold_check(const struct fold_ctx *ctx, const char *s, size_t n);
-/* Is ctx something fold_init() produced? */
-int fold_ctx_ok(const struct fold_ctx *ctx);
+#define FOLD_ALL_FLAGS \
+	(FOLD_STRICT | FOLD_COMPAT | FOLD_IGNORABLES | FOLD_KERNEL_ORDER)
+
+/* Is ctx something fold_init() produced?  (Inline: every call checks.) */
+static inline int fold_ctx_ok(const struct fold_ctx *ctx)
+{
+	if (!ctx || ctx->form > FOLD_NFKC_CF || (ctx->flags & ~FOLD_ALL_FLAGS))
+		return 0;
+	if (ctx->charset == FOLD_CHARSET_ASCII)
+		return ctx->age == 0;
+	return ctx->charset == FOLD_CHARSET_UTF8 && ctx->age >= 1 &&
+	       ctx->age <= FOLD_NVERSIONS;
+}
 
 #pragma GCC visibility pop
 #endif

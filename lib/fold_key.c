@@ -11,8 +11,9 @@
 /* Stream the key of s into out; *bad says the name proved ill formed,
  * in which case the result is meaningless.  With room for a whole fill
  * the stream writes in place, else through its own buffer. */
-static ssize_t run(const struct fold_ctx *ctx, const char *s, size_t n,
-		   char *out, size_t cap, int *bad)
+static inline __attribute__((always_inline)) ssize_t
+run(const struct fold_ctx *ctx, const char *s, size_t n, char *out,
+    size_t cap, int *bad)
 {
 	struct fstream fs;
 	size_t total = 0;

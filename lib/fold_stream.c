@@ -835,7 +835,7 @@ static FS_INLINE unsigned char *fs_lane_ascii_fold(uint32_t cp,
 }
 
 /* Compatibility forms: if the K field of cp (record r) is one code point
- * that, folded if the form folds, the lane takes as a starter (ASCII, a
+ * (a delta, or a pool slice of one) that, folded if the form folds, the lane takes as a starter (ASCII, a
  * code point without data, a simple fold's target: nothing before
  * combines with them), it is written at o and the end returned, with
  * *hold set as the lane holds starters; else NULL. */
@@ -846,9 +846,18 @@ static FS_INLINE unsigned char *fs_lane_compat(uint32_t cp,
 {
 	uint32_t m = fs_field(r, 1), t;
 	unsigned lt;
-	if (M_TYPE(m) != M_DELTA)
+	if (M_TYPE(m) == M_DELTA) {
+		t = (uint32_t)((int32_t)cp + M_SDELTA(m));
+	} else if (M_TYPE(m) == M_POOL) {
+		/* a slice holding one code point (half-width kana) */
+		const unsigned char *q = fold_pool + M_OFF(m, cp);
+		const unsigned char *qe = q + M_LEN(m);
+		t = pool_next(&q);
+		if (q != qe)
+			return NULL;
+	} else {
 		return NULL;
-	t = (uint32_t)((int32_t)cp + M_SDELTA(m));
+	}
 	if (t < 0x80) {
 		if (F && t - 'A' < 26u)
 			t += 32;
@@ -1027,18 +1036,34 @@ ascii_end:
 			}
 		} else if (p[0] - 0xE1u < 0x0Fu) {
 			/* the same for three-byte code points that are their
-			 * own keys (CJK, kana, Hangul syllables...) */
+			 * own keys (CJK, kana, Hangul syllables...), and
+			 * Hangul syllables in the decomposing forms */
 			const unsigned char *const p0 = p;
+			unsigned char *olast = o;
 			while (e - p >= 3 && p[0] - 0xE1u < 0x0Fu &&
 			       ((p[1] ^ 0x80u) | (p[2] ^ 0x80u)) < 0x40u &&
 			       (p[0] != 0xED || p[1] < 0xA0) && o < olim) {
 				cp = (p[0] & 0x0Fu) << 12 | (p[1] & 0x3Fu) << 6 |
 				     (p[2] & 0x3Fu);
 				lv = fold_lane(cp);
+				if (!C && cp - SBASE < SCOUNT) {
+					/* decomposing: a syllable is its jamo */
+					uint32_t x = cp - SBASE;
+					if (fs->age < HANGUL_AGE)
+						break;
+					olast = o;
+					o = fs_jamo(o, LBASE + x / NCOUNT);
+					o = fs_jamo(o, VBASE + (x % NCOUNT) / TCOUNT);
+					if (x % TCOUNT)
+						o = fs_jamo(o, TBASE + x % TCOUNT);
+					p += 3;
+					continue;
+				}
 				if (!(C ? L_QUIET(lv) >= (C && F ? 3u : fs->level) :
 					  fs_inert(lv)))
 					break;
 				hold = lv & L_RID ? 0 : cp;
+				olast = o;
 				o[0] = p[0];
 				o[1] = p[1];
 				o[2] = p[2];
@@ -1047,7 +1072,7 @@ ascii_end:
 			}
 			if (p != p0) {
 				pend = p - 3;
-				opend = o - 3;
+				opend = olast;
 				marks = 0;
 				continue;
 			}
