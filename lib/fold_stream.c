@@ -1004,8 +1004,12 @@ ascii_end:
 			/* a run of two-byte code points that are their own
 			 * keys or simple folds to two-byte code points, in
 			 * a loop of its own (Latin, Greek, Cyrillic, Hebrew,
-			 * Arabic...): each is final as the next one comes */
+			 * Arabic...): each is final as the next one comes.
+			 * Decomposing forms also take plain marks and simple
+			 * decompositions here (plast: the last starter). */
 			const unsigned char *const p0 = p;
+			const unsigned char *plast = NULL;
+			unsigned char *olast = o;
 			while (e - p >= 2 && p[0] - 0xC2u < 0x1Eu &&
 			       (p[1] & 0xC0) == 0x80 && o < olim) {
 				cp = (p[0] & 0x1Fu) << 6 | (p[1] & 0x3Fu);
@@ -1014,26 +1018,67 @@ ascii_end:
 				if (C ? L_QUIET(lv) >= (C && F ? 3u : fs->level) :
 					fs_inert(lv)) {
 					t = lv & L_RID ? 0 : cp;
+					olast = o;
 					o[0] = p[0];
 					o[1] = p[1];
+					o += 2;
+					marks = 0;
 				} else if (F && (t = fs_simple_fold(fs, cp, lv)) -
 							0x80u <
 						0x800u - 0x80u) {
+					olast = o;
 					o[0] = (unsigned char)(0xC0 | t >> 6);
 					o[1] = (unsigned char)(0x80 | (t & 0x3F));
+					o += 2;
+					marks = 0;
+				} else if (!C && (lv & L_RID)) {
+					unsigned char *q;
+					unsigned cc;
+					r = &fold_recs[lv & L_RID];
+					if (REC_AGE(r) > fs->age ||
+					    (r->af & (A_SPECIAL | A_DI)))
+						break;
+					if (r->ccc) {
+						if (!fs_plain_mark(r, fs->level > 1,
+								   F) ||
+						    r->ccc < (marks & 0xFF) ||
+						    (marks >> 8) >= FOLD_SAFE_RUN)
+							break;
+						/* a mark: its starter stays
+						 * the pending one */
+						o[0] = p[0];
+						o[1] = p[1];
+						o += 2;
+						p += 2;
+						marks = ((marks >> 8) + 1) << 8 |
+							r->ccc;
+						continue;
+					}
+					if (!(REC_FIELDS(r) & F_D) ||
+					    (fs->level > 1 &&
+					     (REC_FIELDS(r) & F_K)))
+						break;
+					q = fs_lane_decompose(fs, cp, r, o, &cc,
+							      F);
+					if (!q)
+						break;
+					olast = o;
+					o = q;
+					marks = cc;
+					t = 0;
 				} else {
 					break;
 				}
 				hold = t;
+				plast = p;
 				p += 2;
-				o += 2;
 			}
-			if (p != p0) {
-				pend = p - 2;
-				opend = o - 2;
-				marks = 0;
+			if (plast) {
+				pend = plast;
+				opend = olast;
+			}
+			if (p != p0)
 				continue;
-			}
 		} else if (p[0] - 0xE1u < 0x0Fu) {
 			/* the same for three-byte code points that are their
 			 * own keys (CJK, kana, Hangul syllables...), and
