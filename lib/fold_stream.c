@@ -880,6 +880,26 @@ static FS_INLINE unsigned char *fs_lane_compat(uint32_t cp,
 	return fs_utf8(o, t);
 }
 
+/* Compatibility forms: if the K field of cp (record r) is one plain mark
+ * assigned at the stream's version, that mark (its record in *rm); else
+ * 0. */
+static FS_INLINE uint32_t fs_compat_mark(const struct fstream *fs,
+					 uint32_t cp, const struct fold_rec *r,
+					 const struct fold_rec **rm, const int F)
+{
+	uint32_t m = fs_field(r, 1), t;
+	if (M_TYPE(m) != M_DELTA)
+		return 0;
+	t = (uint32_t)((int32_t)cp + M_SDELTA(m));
+	if (t < 0x80)
+		return 0;
+	*rm = fold_rec_of(t);
+	if (REC_AGE(*rm) > fs->age || ((*rm)->af & A_SPECIAL) ||
+	    !fs_plain_mark(*rm, 0, F))
+		return 0;
+	return t;
+}
+
 /*
  * The fast lane, entered with nothing held in stages 2 and 3: one loop,
  * its state in locals, over ASCII (8 bytes at a time, folded if the form
@@ -1017,12 +1037,40 @@ ascii_end:
 					       (cp & ((1u << FOLD_S2) - 1))];
 				if (C ? L_QUIET(lv) >= (C && F ? 3u : fs->level) :
 					fs_inert(lv)) {
-					t = lv & L_RID ? 0 : cp;
-					olast = o;
-					o[0] = p[0];
-					o[1] = p[1];
-					o += 2;
+					/* own keys, the common case: a tight
+					 * loop while they last */
+					const unsigned lq = C && F ? 3u : fs->level;
+					uint32_t lastcp, lastlv;
+					for (;;) {
+						unsigned w;
+						o[0] = p[0];
+						o[1] = p[1];
+						o += 2;
+						p += 2;
+						lastcp = cp;
+						lastlv = lv;
+						if (e - p < 2 || o >= olim)
+							break;
+						/* lead 110xxxxx (not C0, C1) and
+						 * a continuation byte */
+						w = (unsigned)p[0] | (unsigned)p[1] << 8;
+						if ((w & 0xC0E0u) != 0x80C0u ||
+						    (w & 0xFFu) < 0xC2u)
+							break;
+						cp = (w & 0x1Fu) << 6 | (w >> 8 & 0x3Fu);
+						lv = fold_leaf[fold_mid[cp >> FOLD_S2] +
+							       (cp & ((1u << FOLD_S2) -
+								      1))];
+						if (!(C ? L_QUIET(lv) >= lq :
+							  fs_inert(lv)))
+							break;
+					}
+					t = lastlv & L_RID ? 0 : lastcp;
+					hold = t;
+					plast = p - 2;
+					olast = o - 2;
 					marks = 0;
+					continue;
 				} else if (F && (t = fs_simple_fold(fs, cp, lv)) -
 							0x80u <
 						0x800u - 0x80u) {
@@ -1122,6 +1170,34 @@ ascii_end:
 				continue;
 			}
 		}
+		if (p[0] - 0xF0u < 5u) {
+			/* the same for four-byte code points that are their
+			 * own keys (emoji, historic scripts, CJK ext. B) */
+			const unsigned char *const p0 = p;
+			while (e - p >= 4 && p[0] - 0xF0u < 5u &&
+			       ((p[1] ^ 0x80u) | (p[2] ^ 0x80u) |
+				(p[3] ^ 0x80u)) < 0x40u &&
+			       o < olim) {
+				cp = (p[0] & 0x07u) << 18 | (p[1] & 0x3Fu) << 12 |
+				     (p[2] & 0x3Fu) << 6 | (p[3] & 0x3Fu);
+				if (cp - 0x10000u > 0x10FFFFu - 0x10000u)
+					break; /* overlong or too big */
+				lv = fold_lane(cp);
+				if (!(C ? L_QUIET(lv) >= (C && F ? 3u : fs->level) :
+					  fs_inert(lv)))
+					break;
+				hold = lv & L_RID ? 0 : cp;
+				fs_copy_to(o, p, 4);
+				p += 4;
+				o += 4;
+			}
+			if (p != p0) {
+				pend = p - 4;
+				opend = o - 4;
+				marks = 0;
+				continue;
+			}
+		}
 		d = fs_dec(p, e);
 		if (!d) {
 			/* ill formed: the stream stops there anyway */
@@ -1211,6 +1287,8 @@ ascii_end:
 			} else if (fs->level > 1 && (REC_FIELDS(r) & F_K)) {
 				/* compatibility: a single code point the lane
 				 * can take as a starter (U+FF12 -> 2) */
+				const struct fold_rec *rm;
+				uint32_t mk;
 				if ((q = fs_lane_compat(cp, r, o, &hold, F))) {
 					pend = p;
 					opend = o;
@@ -1218,6 +1296,28 @@ ascii_end:
 					p += len;
 					marks = 0;
 					continue;
+				}
+				/* or one plain mark (U+FF9E -> U+3099): as
+				 * if that mark were there */
+				mk = fs_compat_mark(fs, cp, r, &rm, F);
+				if (mk && rm->ccc >= (marks & 0xFF) &&
+				    (marks >> 8) < FOLD_SAFE_RUN) {
+					if (!C) {
+						o = fs_utf8(o, mk);
+						p += len;
+						marks = ((marks >> 8) + 1) << 8 |
+							rm->ccc;
+						continue;
+					}
+					if (hold && (t = fs_pair(fs, hold, mk,
+								 REC_SEC(rm)))) {
+						hold = t;
+						o = fs_utf8(opend, t);
+						p += len;
+						marks = ((marks >> 8) + 1) << 8 |
+							rm->ccc;
+						continue;
+					}
 				}
 			} else if (!C && (REC_FIELDS(r) & F_D)) {
 				q = fs_lane_decompose(fs, cp, r, o, &cc, F);

@@ -15,11 +15,12 @@
  * FOLD_CASEFOLD; ICU NFD + ucasemap_utf8FoldCase + NFD; utf8proc
  * CASEFOLD|DECOMPOSE|STABLE), and libfold's "ext4" profile.
  *
- * Each measurement is one pass over a set; passes of all implementations
- * of an operation are interleaved and repeated, and the best pass counts,
- * so a loaded machine slows everyone alike.  Every result is folded into a
- * volatile sink.  Heap allocations are counted (alloccount.c) around every
- * pass; libfold's must be zero.
+ * Each measurement is one pass over a slice of 1,000 names of a set; the
+ * implementations of an operation take turns on each slice, R times, and
+ * an implementation's time is the sum over the slices of its best pass,
+ * so a loaded or drifting machine slows everyone alike.  Every result is
+ * folded into a volatile sink.  Heap allocations are counted
+ * (alloccount.c) around every pass; libfold's must be zero.
  *
  * --check (used by the lib-ratio suite) runs a small corpus and asserts
  * loose ratios and zero allocations, printing "N passed, N failed".
@@ -67,7 +68,7 @@ struct Impl {
 	std::string label;
 	Family fam;
 	std::function<uint64_t(const NameSet &)> pass;
-	double best = 1e300;	     /* best pass, ns */
+	double best = 0;	     /* sum of best slice passes, ns */
 	unsigned long allocs = 0;    /* allocations in all passes */
 	unsigned long passes = 0;
 	uint64_t result = 0;	     /* last pass's result (e.g. equal pairs) */
@@ -373,28 +374,70 @@ std::vector<Op> make_ops(Contexts &cx, Peers &p)
 	return ops;
 }
 
+/* The set cut into slices of SLICE names (the last one may be longer). */
+const size_t SLICE = 1000;
+
+std::vector<NameSet> slices(const NameSet &ns)
+{
+	std::vector<NameSet> v;
+	size_t n = ns.names.size(), lo = 0;
+	while (lo < n) {
+		size_t hi = n - lo < 2 * SLICE ? n : lo + SLICE;
+		NameSet part;
+		part.name = ns.name;
+		part.names.assign(ns.names.begin() + lo, ns.names.begin() + hi);
+		part.others.assign(ns.others.begin() + lo, ns.others.begin() + hi);
+		part.unrelated.assign(ns.unrelated.begin() + lo,
+				      ns.unrelated.begin() + hi);
+		v.push_back(std::move(part));
+		lo = hi;
+	}
+	return v;
+}
+
+/*
+ * Time every implementation of op on ns, reps times.  The set is timed a
+ * slice at a time, the implementations taking turns on each slice (in an
+ * order that rotates), and an implementation's time is the sum over the
+ * slices of its best time on each: the machine's speed drifts over
+ * seconds (other guests, frequency), and this way every implementation
+ * is compared with the others at nearly the same moment.
+ */
 void run_op(Op &op, const NameSet &ns, int reps)
 {
+	std::vector<NameSet> parts = slices(ns);
+	size_t ni = op.impls.size();
+	std::vector<double> best(parts.size() * ni, 1e300);
 	for (Impl &im : op.impls) {
-		im.best = 1e300;
+		im.best = 0;
 		im.allocs = im.passes = 0;
+		im.result = 0;
 	}
 	for (int r = 0; r < reps; r++)
-		for (Impl &im : op.impls) {
-			/* the plain ASCII loop only means something on ASCII */
-			if (im.fam == PLAIN && ns.name != "ascii")
-				continue;
-			unsigned long a0 = alloc_count();
-			double t0 = now_ns();
-			uint64_t v = im.pass(ns);
-			double t = now_ns() - t0;
-			im.allocs += alloc_count() - a0;
-			im.passes++;
-			im.result = v;
-			vsink = vsink + v;
-			if (t < im.best)
-				im.best = t;
-		}
+		for (size_t k = 0; k < parts.size(); k++)
+			for (size_t j = 0; j < ni; j++) {
+				size_t i = (j + (size_t)r + k) % ni;
+				Impl &im = op.impls[i];
+				/* the plain ASCII loop only means something
+				 * on ASCII */
+				if (im.fam == PLAIN && ns.name != "ascii")
+					continue;
+				unsigned long a0 = alloc_count();
+				double t0 = now_ns();
+				uint64_t v = im.pass(parts[k]);
+				double t = now_ns() - t0;
+				im.allocs += alloc_count() - a0;
+				if (k == 0)
+					im.passes++;
+				if (r == reps - 1)
+					im.result += v; /* e.g. equal pairs */
+				vsink = vsink + v;
+				if (t < best[k * ni + i])
+					best[k * ni + i] = t;
+			}
+	for (size_t i = 0; i < ni; i++)
+		for (size_t k = 0; k < parts.size(); k++)
+			op.impls[i].best += best[k * ni + i];
 }
 
 Impl *find(Op &op, const char *label)
@@ -465,15 +508,16 @@ void usage(FILE *f)
 "                 [--check [--scale F]]\n"
 "\n"
 "Benchmarks libfold against ICU and utf8proc on a generated corpus of file\n"
-"names: N names per set (default 50000), best of R interleaved passes\n"
-"(default 7).  Sets: ascii, latin-nfc, latin-nfd, greek, cyrillic, cjk,\n"
+"names: N names per set (default 50000), timed in slices of 1000 names\n"
+"that all implementations take turns on, R times (default 7); a time is\n"
+"the sum of the best pass on each slice.  Sets: ascii, latin-nfc, latin-nfd, greek, cyrillic, cjk,\n"
 "hangul, emoji, mixed (LIST is comma separated).  Prints names (pairs) per\n"
 "second and MB/s per operation and form, the ratios libfold/ICU and\n"
 "libfold/utf8proc, table sizes and heap allocations.  Operations: fold\n"
 "(key into a buffer), compare (name vs another spelling of it), differ\n"
 "(name vs a different name), hash.\n"
 "--quick: 10000 names, 5 passes.\n"
-"--check: 10000 names of the ascii and mixed sets, best of 15 passes, then\n"
+"--check: 10000 names of the ascii and mixed sets, 15 passes, then\n"
 "assert loosely: libfold makes no heap allocation; on the mixed set libfold\n"
 "is at least this many times as fast (names or pairs per second) as\n"
 "ICU / utf8proc: fold NFKC_CF 0.65 / 3.5, fold CF 1.6 / 3.0, compare\n"
@@ -556,7 +600,8 @@ int main(int argc, char **argv)
 
 	const char *const *versions;
 	size_t nv = fold_unicode_versions(&versions);
-	std::printf("bench-lib: %zu names per set, best of %d passes; libfold "
+	std::printf("bench-lib: %zu names per set, best of %d passes per slice of "
+		    "1000; libfold "
 		    "Unicode %s, ICU %s, utf8proc %s\n",
 		    per_set, reps, nv ? versions[nv - 1] : "?", U_ICU_VERSION,
 		    utf8proc_version());
