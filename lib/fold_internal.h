@@ -10,8 +10,6 @@
 /* Internal: keep out of the shared object's ABI. */
 #pragma GCC visibility push(hidden)
 
-/* Length of the leading run of s that is ASCII without NUL. */
-size_t fold_ascii_prefix(const unsigned char *s, size_t n);
 /* -1 if s is well-formed UTF-8 (no NUL), else the offset of the first
  * byte of the first ill-formed sequence. */
 long fold_utf8_check(const unsigned char *s, size_t n);

@@ -1040,16 +1040,15 @@ ascii_end:
 					/* own keys, the common case: a tight
 					 * loop while they last */
 					const unsigned lq = C && F ? 3u : fs->level;
-					uint32_t lastcp, lastlv;
+					const unsigned char *const e1 = e - 1;
+					unsigned w = (unsigned)p[0] |
+						     (unsigned)p[1] << 8;
 					for (;;) {
-						unsigned w;
-						o[0] = p[0];
-						o[1] = p[1];
+						o[0] = (unsigned char)w;
+						o[1] = (unsigned char)(w >> 8);
 						o += 2;
 						p += 2;
-						lastcp = cp;
-						lastlv = lv;
-						if (e - p < 2 || o >= olim)
+						if (p >= e1 || o >= olim)
 							break;
 						/* lead 110xxxxx (not C0, C1) and
 						 * a continuation byte */
@@ -1065,7 +1064,12 @@ ascii_end:
 							  fs_inert(lv)))
 							break;
 					}
-					t = lastlv & L_RID ? 0 : lastcp;
+					/* the last one copied may be held: look
+					 * it up again rather than carry it */
+					cp = (p[-2] & 0x1Fu) << 6 | (p[-1] & 0x3Fu);
+					lv = fold_leaf[fold_mid[cp >> FOLD_S2] +
+						       (cp & ((1u << FOLD_S2) - 1))];
+					t = lv & L_RID ? 0 : cp;
 					hold = t;
 					plast = p - 2;
 					olast = o - 2;

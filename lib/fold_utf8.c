@@ -17,48 +17,36 @@
 #define HI8 0x8080808080808080ull
 #define LO8 0x0101010101010101ull
 
-size_t fold_ascii_prefix(const unsigned char *s, size_t n)
-{
-	size_t i = 0;
-	/* Word at a time: stop at the first word holding a byte >= 0x80
-	 * or a NUL; the byte loop below pins it down. */
-	while (i + 8 <= n) {
-		uint64_t w;
-		memcpy(&w, s + i, 8);
-		if ((w | ((w - LO8) & ~w)) & HI8)
-			break;
-		i += 8;
-	}
-	while (i < n && s[i] && s[i] < 0x80)
-		i++;
-	return i;
-}
-
 long fold_utf8_check(const unsigned char *s, size_t n)
 {
 	size_t i = 0;
-	for (;;) {
-		unsigned c;
-		i += fold_ascii_prefix(s + i, n - i);
-		if (i == n)
-			return -1;
-		c = s[i];
-		if (c == 0)
-			return (long)i;
-		if (c < 0xC2 || c > 0xF4)
-			return (long)i; /* continuation, C0/C1, F5..FF */
-		if (c < 0xE0) {
+	while (i < n) {
+		unsigned c = s[i];
+		if (c < 0x80) {
+			/* ASCII: eight at a time where a whole word is */
+			uint64_t w;
+			if (i + 8 <= n) {
+				memcpy(&w, s + i, 8);
+				if (!((w | ((w - LO8) & ~w)) & HI8)) {
+					i += 8;
+					continue;
+				}
+			}
+			if (c == 0)
+				return (long)i;
+			i++;
+		} else if (c - 0xC2u < 0x1Eu) {
 			if (i + 1 >= n || (s[i + 1] & 0xC0) != 0x80)
 				return (long)i;
 			i += 2;
-		} else if (c < 0xF0) {
+		} else if (c - 0xE0u < 0x10u) {
 			unsigned lo = c == 0xE0 ? 0xA0 : 0x80;
 			unsigned hi = c == 0xED ? 0x9F : 0xBF;
 			if (i + 2 >= n || s[i + 1] < lo || s[i + 1] > hi ||
 			    (s[i + 2] & 0xC0) != 0x80)
 				return (long)i;
 			i += 3;
-		} else {
+		} else if (c - 0xF0u < 5u) {
 			unsigned lo = c == 0xF0 ? 0x90 : 0x80;
 			unsigned hi = c == 0xF4 ? 0x8F : 0xBF;
 			if (i + 3 >= n || s[i + 1] < lo || s[i + 1] > hi ||
@@ -66,8 +54,11 @@ long fold_utf8_check(const unsigned char *s, size_t n)
 			    (s[i + 3] & 0xC0) != 0x80)
 				return (long)i;
 			i += 4;
+		} else {
+			return (long)i; /* continuation, C0/C1, F5..FF */
 		}
 	}
+	return -1;
 }
 
 long fold_check(const struct fold_ctx *ctx, const char *s, size_t n)

@@ -202,6 +202,51 @@ static void pair_rule(const struct fold_ctx *c, const char *a, size_t an,
 	   ck_hex(a, an), ck_hex(b, bn), ha == hb ? "equal" : "differ");
 }
 
+/* A bad byte (NUL, a stray continuation, C0, FF) put at every code point
+ * boundary of well-formed names of every shape (long ASCII runs that the
+ * validator takes eight at a time, two-, three- and four-byte code
+ * points): fold_validate must report exactly that offset, and the key of
+ * the name is its bytes. */
+static void check_positions(void)
+{
+	static const char *const names[] = {
+		"abcdefghijklmnopqrstuvwxyz0123456789",
+		"r\xC3\xA9sum\xC3\xA9_\xD0\x9C\xD0\xBE\xD1\x81\xD0\xBA\xD0\xB2"
+		"\xD0\xB0_2023-12-05.txt",
+		"\xE5\xA0\xB1\xE5\x91\x8A\xE6\x9B\xB8 final report.pdf",
+		"\xF0\x9F\x8E\x89party\xF0\x9F\x8E\x89photos_2023.jpg",
+	};
+	static const unsigned char bad[] = {0x00, 0x80, 0xC0, 0xFF};
+	struct fold_ctx c;
+	char buf[128], key[512];
+
+	if (!init(&c, &ctxs[4], 0))
+		return;
+	for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+		size_t n = strlen(names[k]);
+		for (size_t i = 0; i <= n; i++) {
+			if (i < n && (names[k][i] & 0xC0) == 0x80)
+				continue; /* not a boundary */
+			for (size_t b = 0; b < sizeof bad; b++) {
+				size_t off = 9999;
+				ssize_t r;
+				memcpy(buf, names[k], i);
+				buf[i] = (char)bad[b];
+				memcpy(buf + i + 1, names[k] + i, n - i);
+				ck(fold_validate(&c, buf, n + 1, &off) ==
+						   FOLD_EILSEQ &&
+					   off == i,
+				   "%s: bad byte %02X at %zu: offset %zu",
+				   ck_hex(buf, n + 1), bad[b], i, off);
+				r = fold_key(&c, buf, n + 1, key, sizeof key);
+				ck(r == (ssize_t)n + 1 && !memcmp(key, buf, n + 1),
+				   "%s: key of an ill-formed name is not its "
+				   "bytes", ck_hex(buf, n + 1));
+			}
+		}
+	}
+}
+
 static void check_blobs(void)
 {
 	/* xfstests generic/556 bad_casefold_lookup */
@@ -700,6 +745,8 @@ int main(int argc, char **argv)
 	check_table(tr, ntr);
 	ck_info("%zu fixed and %zu generated table entries",
 		sizeof fixed / sizeof *fixed, ntr);
+	ck_group("bad-byte-positions");
+	check_positions();
 	ck_group("opaque-blobs");
 	check_blobs();
 	ck_group("buffer-contract");
