@@ -398,7 +398,8 @@ std::vector<NameSet> slices(const NameSet &ns)
 /*
  * Time every implementation of op on ns, reps times.  The set is timed a
  * slice at a time, the implementations taking turns on each slice (in an
- * order that rotates), and an implementation's time is the sum over the
+ * order that rotates and changes direction), and an implementation's
+ * time is the sum over the
  * slices of its best time on each: the machine's speed drifts over
  * seconds (other guests, frequency), and this way every implementation
  * is compared with the others at nearly the same moment.
@@ -416,7 +417,14 @@ void run_op(Op &op, const NameSet &ns, int reps)
 	for (int r = 0; r < reps; r++)
 		for (size_t k = 0; k < parts.size(); k++)
 			for (size_t j = 0; j < ni; j++) {
-				size_t i = (j + (size_t)r + k) % ni;
+				/* the start rotates and the direction
+				 * alternates, so no implementation always
+				 * runs right after the same other one (whose
+				 * tables would be warm in the cache, or whose
+				 * own would have pushed them out) */
+				size_t rk = (size_t)r + k;
+				size_t i = (rk & 1) ? (rk + j) % ni
+						    : (rk + ni * ni - j) % ni;
 				Impl &im = op.impls[i];
 				/* the plain ASCII loop only means something
 				 * on ASCII */
