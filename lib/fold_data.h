@@ -207,14 +207,19 @@ static inline uint32_t fold_idx(uint32_t cp)
 #define L_PLAIN (3u << L_QSHIFT | L_BB)
 #define L_QUIET(v) ((v) >> L_QSHIFT)
 
+/* Lane value of cp < FOLD_DIRECT (one- and two-byte UTF-8). */
+static inline unsigned fold_lane_direct(uint32_t cp)
+{
+	return fold_leaf[fold_mid[cp >> FOLD_S2] + (cp & ((1u << FOLD_S2) - 1))];
+}
+
 /* Lane value of cp. */
 static inline unsigned fold_lane(uint32_t cp)
 {
 	uint32_t i;
 	unsigned mid, off;
 	if (cp < FOLD_DIRECT)
-		return fold_leaf[fold_mid[cp >> FOLD_S2] +
-				 (cp & ((1u << FOLD_S2) - 1))];
+		return fold_lane_direct(cp);
 	if (cp - FOLD_EMPTY_LO < FOLD_EMPTY_HI - FOLD_EMPTY_LO)
 		return L_PLAIN;
 	if (cp - SBASE < SCOUNT)

@@ -50,6 +50,21 @@ static inline uint64_t le64(const unsigned char *p)
 	       (uint64_t)p[7] << 56;
 }
 
+/* The last k < 8 bytes of a piece, at p, as a little-endian word: one
+ * load (the bytes after them masked off) when the buffer has 8 bytes of
+ * room from p, else byte by byte. */
+static inline uint64_t tail_word(const unsigned char *p, unsigned k,
+				 size_t room)
+{
+	uint64_t t = 0;
+	unsigned i;
+	if (room >= 8)
+		return le64(p) & ((1ull << (8 * k)) - 1);
+	for (i = 0; i < k; i++)
+		t |= (uint64_t)p[i] << (8 * i);
+	return t;
+}
+
 uint64_t fold_hash(const struct fold_ctx *ctx, const struct fold_seed *seed,
 		   const char *s, size_t n)
 {
@@ -74,17 +89,12 @@ uint64_t fold_hash(const struct fold_ctx *ctx, const struct fold_seed *seed,
 	k = fs_first(&fs, ctx, s, n, FS_OUTCAP, NULL);
 	if (fs.done) {
 		/* the whole key in one piece (names are short): hash it
-		 * straight; the buffer has room past it for the last load */
+		 * straight, without the piece-joining below */
 		const unsigned char *p = fs.out;
 		total = k;
 		for (; k >= 8; k -= 8, p += 8)
 			sipword(&h, le64(p));
-		if (k && (size_t)(p - fs.out) + 8 <= sizeof(fs.buf)) {
-			tail = le64(p) & ((1ull << (8 * k)) - 1);
-		} else {
-			for (ntail = 0; ntail < k; ntail++)
-				tail |= (uint64_t)p[ntail] << (8 * ntail);
-		}
+		tail = tail_word(p, k, sizeof(fs.buf) - (size_t)(p - fs.out));
 		goto finish;
 	}
 	for (;;) {
@@ -103,17 +113,12 @@ uint64_t fold_hash(const struct fold_ctx *ctx, const struct fold_seed *seed,
 			}
 			for (; k >= 8; k -= 8, p += 8)
 				sipword(&h, le64(p));
-			if (k && !ntail &&
-			    (size_t)(p - fs.out) + 8 <= sizeof(fs.buf)) {
-				/* the last k < 8 bytes in one load; the
-				 * bytes after them are masked off */
-				tail = le64(p) & ((1ull << (8 * k)) - 1);
+			if (k) {
+				/* only left when the top-up above emptied
+				 * the partial word (ntail is 0) */
+				tail = tail_word(p, k, sizeof(fs.buf) -
+							       (size_t)(p - fs.out));
 				ntail = k;
-				k = 0;
-			}
-			while (k) {
-				tail |= (uint64_t)*p++ << (8 * ntail++);
-				k--;
 			}
 			if (fs.done)
 				break; /* the next fill would return 0 */

@@ -581,29 +581,44 @@ static FS_INLINE uint32_t fs_composed_fold(const struct fstream *fs,
 	return (uint32_t)((int32_t)cp + (int32_t)fold_cdelta[M_CFOLD(m)]);
 }
 
-/* Can what precedes the code point at p no longer change?  True at the
- * end of input and for ASCII; for a code point with a boundary before it
- * (L_BB: its key starts with a starter nothing combines with; Hangul
- * syllables and simple folds among them) or quiet at the form's level;
- * false if ill formed (the stream stops there anyway).  The decoded code
- * point is kept for the next step. */
-static FS_INLINE int fs_next_quiet(struct fstream *fs, const unsigned char *p)
+/* The lane's own keys: in a composing form quiet at the form's level
+ * (NFKC_CF's, 3, a constant there), in a decomposing form inert. */
+static FS_INLINE int fs_own(const struct fstream *fs, unsigned lv, const int C,
+			    const int F)
 {
-	uint32_t cp;
-	unsigned lv;
-	if (p == fs->end || *p < 0x80)
-		return 1;
-	if (!fs_peek(fs, p, &cp, &lv))
-		return 0;
-	return (lv & L_BB) || fs_quiet(fs, lv);
+	return C ? L_QUIET(lv) >= (F ? 3u : fs->level) : fs_inert(lv);
 }
 
-/* In a decomposing form: is the code point at p one the fast lane takes
- * as a starter (ASCII, inert, a simple fold, a Hangul syllable), or the
- * end of input?  Marks before it are then final.  The decoded code point
- * is kept for the next step. */
-static FS_INLINE int fs_next_starter(struct fstream *fs, const unsigned char *p,
-				     const int F)
+/* Does the fast lane take the non-ASCII code point cp (lane value lv)? */
+static FS_INLINE int fs_lane_takes(const struct fstream *fs, uint32_t cp,
+				   unsigned lv, const int C, const int F)
+{
+	if (fs_own(fs, lv, C, F))
+		return 1;
+	return (F && (lv & L_SFOLD)) ||
+	       (!C && (lv & L_HANGUL) && cp - SBASE < SCOUNT) ||
+	       (F && C && fs_composed_fold(fs, cp, lv));
+}
+
+/* With something held: does the non-ASCII code point cp (lane value lv)
+ * make it final, so that the fast lane can go on from cp?  Composing
+ * forms: if cp combines with nothing before it; decomposing forms: if
+ * it is a starter the fast lane takes. */
+static FS_INLINE int fs_lane_starter(const struct fstream *fs, uint32_t cp,
+				     unsigned lv, const int C, const int F)
+{
+	if (C)
+		return (lv & L_BB) || fs_quiet(fs, lv);
+	return fs_inert(lv) || (F && (lv & L_SFOLD)) ||
+	       ((lv & L_HANGUL) && cp - SBASE < SCOUNT);
+}
+
+/* Can what precedes the code point at p no longer change?  True at the
+ * end of input and for ASCII, and for a code point fs_lane_starter()
+ * accepts; false if ill formed (the stream stops there anyway).  The
+ * decoded code point is kept for the next step. */
+static FS_INLINE int fs_next_final(struct fstream *fs, const unsigned char *p,
+				   const int C, const int F)
 {
 	uint32_t cp;
 	unsigned lv;
@@ -611,8 +626,7 @@ static FS_INLINE int fs_next_starter(struct fstream *fs, const unsigned char *p,
 		return 1;
 	if (!fs_peek(fs, p, &cp, &lv))
 		return 0;
-	return fs_inert(lv) || (F && (lv & L_SFOLD)) ||
-	       ((lv & L_HANGUL) && cp - SBASE < SCOUNT);
+	return fs_lane_starter(fs, cp, lv, C, F);
 }
 
 /* Copy the run of ASCII starting at fs->p, folded if the form folds.  In
@@ -738,6 +752,13 @@ static FS_INLINE uint64_t fs_special8(uint64_t w)
 	       0x8080808080808080ull;
 }
 
+/* The lane's count of marks since the pending starter, packed with the
+ * class of the last one: their number << 8 | the class. */
+static FS_INLINE unsigned fs_marks_add(unsigned marks, unsigned ccc)
+{
+	return ((marks >> 8) + 1) << 8 | ccc;
+}
+
 /* Is the code point of record r (assigned at the stream's version, not
  * special) a mark the lane can pass as it is: a non-starter that no
  * mapping of the form touches? */
@@ -834,8 +855,24 @@ static FS_INLINE unsigned char *fs_lane_ascii_fold(uint32_t cp,
 	return o + n;
 }
 
+/* The K field of cp (record r) if it is one code point (a delta, or a
+ * pool slice of one: half-width kana), else 0. */
+static FS_INLINE uint32_t fs_compat_one(uint32_t cp, const struct fold_rec *r)
+{
+	uint32_t m = fs_field(r, 1), t;
+	const unsigned char *q, *qe;
+	if (M_TYPE(m) == M_DELTA)
+		return (uint32_t)((int32_t)cp + M_SDELTA(m));
+	if (M_TYPE(m) != M_POOL)
+		return 0;
+	q = fold_pool + M_OFF(m, cp);
+	qe = q + M_LEN(m);
+	t = pool_next(&q);
+	return q == qe ? t : 0;
+}
+
 /* Compatibility forms: if the K field of cp (record r) is one code point
- * (a delta, or a pool slice of one) that, folded if the form folds, the lane takes as a starter (ASCII, a
+ * that, folded if the form folds, the lane takes as a starter (ASCII, a
  * code point without data, a simple fold's target: nothing before
  * combines with them), it is written at o and the end returned, with
  * *hold set as the lane holds starters; else NULL. */
@@ -844,20 +881,10 @@ static FS_INLINE unsigned char *fs_lane_compat(uint32_t cp,
 					       unsigned char *o, uint32_t *hold,
 					       const int F)
 {
-	uint32_t m = fs_field(r, 1), t;
+	uint32_t t = fs_compat_one(cp, r);
 	unsigned lt;
-	if (M_TYPE(m) == M_DELTA) {
-		t = (uint32_t)((int32_t)cp + M_SDELTA(m));
-	} else if (M_TYPE(m) == M_POOL) {
-		/* a slice holding one code point (half-width kana) */
-		const unsigned char *q = fold_pool + M_OFF(m, cp);
-		const unsigned char *qe = q + M_LEN(m);
-		t = pool_next(&q);
-		if (q != qe)
-			return NULL;
-	} else {
+	if (!t)
 		return NULL;
-	}
 	if (t < 0x80) {
 		if (F && t - 'A' < 26u)
 			t += 32;
@@ -887,10 +914,7 @@ static FS_INLINE uint32_t fs_compat_mark(const struct fstream *fs,
 					 uint32_t cp, const struct fold_rec *r,
 					 const struct fold_rec **rm, const int F)
 {
-	uint32_t m = fs_field(r, 1), t;
-	if (M_TYPE(m) != M_DELTA)
-		return 0;
-	t = (uint32_t)((int32_t)cp + M_SDELTA(m));
+	uint32_t t = fs_compat_one(cp, r);
 	if (t < 0x80)
 		return 0;
 	*rm = fold_rec_of(t);
@@ -953,8 +977,8 @@ static FS_INLINE void fs_fast(struct fstream *fs, unsigned want, const int C,
 		if (o >= olim) {
 			/* enough: what is pending is final if what follows
 			 * cannot change it (the look-ahead is kept) */
-			if (C ? fs_next_quiet(fs, p) :
-				!marks || fs_next_starter(fs, p, F)) {
+			if (C ? fs_next_final(fs, p, C, F) :
+				!marks || fs_next_final(fs, p, C, F)) {
 				pend = p;
 				opend = o;
 				marks = 0;
@@ -1033,13 +1057,10 @@ ascii_end:
 			while (e - p >= 2 && p[0] - 0xC2u < 0x1Eu &&
 			       (p[1] & 0xC0) == 0x80 && o < olim) {
 				cp = (p[0] & 0x1Fu) << 6 | (p[1] & 0x3Fu);
-				lv = fold_leaf[fold_mid[cp >> FOLD_S2] +
-					       (cp & ((1u << FOLD_S2) - 1))];
-				if (C ? L_QUIET(lv) >= (C && F ? 3u : fs->level) :
-					fs_inert(lv)) {
+				lv = fold_lane_direct(cp);
+				if (fs_own(fs, lv, C, F)) {
 					/* own keys, the common case: a tight
 					 * loop while they last */
-					const unsigned lq = C && F ? 3u : fs->level;
 					const unsigned char *const e1 = e - 1;
 					unsigned w = (unsigned)p[0] |
 						     (unsigned)p[1] << 8;
@@ -1057,18 +1078,14 @@ ascii_end:
 						    (w & 0xFFu) < 0xC2u)
 							break;
 						cp = (w & 0x1Fu) << 6 | (w >> 8 & 0x3Fu);
-						lv = fold_leaf[fold_mid[cp >> FOLD_S2] +
-							       (cp & ((1u << FOLD_S2) -
-								      1))];
-						if (!(C ? L_QUIET(lv) >= lq :
-							  fs_inert(lv)))
+						lv = fold_lane_direct(cp);
+						if (!fs_own(fs, lv, C, F))
 							break;
 					}
 					/* the last one copied may be held: look
 					 * it up again rather than carry it */
 					cp = (p[-2] & 0x1Fu) << 6 | (p[-1] & 0x3Fu);
-					lv = fold_leaf[fold_mid[cp >> FOLD_S2] +
-						       (cp & ((1u << FOLD_S2) - 1))];
+					lv = fold_lane_direct(cp);
 					t = lv & L_RID ? 0 : cp;
 					hold = t;
 					plast = p - 2;
@@ -1102,8 +1119,7 @@ ascii_end:
 						o[1] = p[1];
 						o += 2;
 						p += 2;
-						marks = ((marks >> 8) + 1) << 8 |
-							r->ccc;
+						marks = fs_marks_add(marks, r->ccc);
 						continue;
 					}
 					if (!(REC_FIELDS(r) & F_D) ||
@@ -1156,8 +1172,7 @@ ascii_end:
 					p += 3;
 					continue;
 				}
-				if (!(C ? L_QUIET(lv) >= (C && F ? 3u : fs->level) :
-					  fs_inert(lv)))
+				if (!(fs_own(fs, lv, C, F)))
 					break;
 				hold = lv & L_RID ? 0 : cp;
 				olast = o;
@@ -1187,8 +1202,7 @@ ascii_end:
 				if (cp - 0x10000u > 0x10FFFFu - 0x10000u)
 					break; /* overlong or too big */
 				lv = fold_lane(cp);
-				if (!(C ? L_QUIET(lv) >= (C && F ? 3u : fs->level) :
-					  fs_inert(lv)))
+				if (!(fs_own(fs, lv, C, F)))
 					break;
 				hold = lv & L_RID ? 0 : cp;
 				fs_copy_to(o, p, 4);
@@ -1213,8 +1227,7 @@ ascii_end:
 		cp = DEC_CP(d);
 		len = DEC_LEN(d);
 		lv = fold_lane(cp);
-		if (C ? L_QUIET(lv) >= (C && F ? 3u : fs->level) :
-			fs_inert(lv)) {
+		if (fs_own(fs, lv, C, F)) {
 			pend = p;
 			opend = o;
 			marks = 0;
@@ -1273,7 +1286,7 @@ ascii_end:
 					fs_copy_to(o, p, len);
 					o += len;
 					p += len;
-					marks = ((marks >> 8) + 1) << 8 | r->ccc;
+					marks = fs_marks_add(marks, r->ccc);
 					continue;
 				}
 				if (hold &&
@@ -1283,7 +1296,7 @@ ascii_end:
 					hold = t;
 					o = fs_utf8(opend, t);
 					p += len;
-					marks = ((marks >> 8) + 1) << 8 | r->ccc;
+					marks = fs_marks_add(marks, r->ccc);
 					continue;
 				}
 			} else if (r->ccc) {
@@ -1309,8 +1322,7 @@ ascii_end:
 					if (!C) {
 						o = fs_utf8(o, mk);
 						p += len;
-						marks = ((marks >> 8) + 1) << 8 |
-							rm->ccc;
+						marks = fs_marks_add(marks, rm->ccc);
 						continue;
 					}
 					if (hold && (t = fs_pair(fs, hold, mk,
@@ -1318,8 +1330,7 @@ ascii_end:
 						hold = t;
 						o = fs_utf8(opend, t);
 						p += len;
-						marks = ((marks >> 8) + 1) << 8 |
-							rm->ccc;
+						marks = fs_marks_add(marks, rm->ccc);
 						continue;
 					}
 				}
@@ -1392,30 +1403,6 @@ ascii_end:
 	}
 	fs->p = pend;
 	fs->outn = (unsigned)(opend - fs->out);
-}
-
-/* Does the fast lane take the non-ASCII code point cp (lane value lv)? */
-static FS_INLINE int fs_lane_takes(const struct fstream *fs, uint32_t cp,
-				   unsigned lv, const int C, const int F)
-{
-	if (C ? fs_quiet(fs, lv) : fs_inert(lv))
-		return 1;
-	return (F && (lv & L_SFOLD)) ||
-	       (!C && (lv & L_HANGUL) && cp - SBASE < SCOUNT) ||
-	       (F && C && fs_composed_fold(fs, cp, lv));
-}
-
-/* With something held: does the non-ASCII code point cp (lane value lv)
- * make it final, so that the fast lane can go on from cp?  Composing
- * forms: if cp combines with nothing before it; decomposing forms: if
- * it is a starter the fast lane takes. */
-static FS_INLINE int fs_lane_starter(const struct fstream *fs, uint32_t cp,
-				     unsigned lv, const int C, const int F)
-{
-	if (C)
-		return (lv & L_BB) || fs_quiet(fs, lv);
-	return fs_inert(lv) || (F && (lv & L_SFOLD)) ||
-	       ((lv & L_HANGUL) && cp - SBASE < SCOUNT);
 }
 
 /* ---- the fill loop ---- */
@@ -1523,7 +1510,7 @@ static FS_INLINE unsigned fs_fill_v(struct fstream *fs, unsigned want,
 				 * ignorable) follows: then hold it */
 				fs_flush_all(fs, C);
 				if ((cp - SBASE) % TCOUNT == 0 &&
-				    !fs_next_quiet(fs, fs->p)) {
+				    !fs_next_final(fs, fs->p, C, F)) {
 					fs->st = cp;
 					fs->have_st = 1;
 				} else {
@@ -1535,7 +1522,7 @@ static FS_INLINE unsigned fs_fill_v(struct fstream *fs, unsigned want,
 			}
 			if (fs_quiet(fs, lv)) {
 				fs_flush_all(fs, C);
-				if (fs_next_quiet(fs, fs->p)) {
+				if (fs_next_final(fs, fs->p, C, F)) {
 					fs_copy_to(fs->out + fs->outn, start,
 						   len);
 					fs->outn += len;
@@ -1575,12 +1562,10 @@ static unsigned fs_fill_cf(struct fstream *fs, unsigned want)
 	return fs_fill_v(fs, want, 1, 1);
 }
 
-unsigned fs_fill(struct fstream *fs, unsigned want)
+/* The fill loop of variant v (FS_VARIANT()). */
+static unsigned fs_fill_variant(struct fstream *fs, unsigned want, unsigned v)
 {
-	fs->outn = 0;
-	if (fs->mode != FS_UNI)
-		return fs_fill_bytes(fs);
-	switch (fs->compose << 1 | fs->fold) {
+	switch (v) {
 	case 0:
 		return fs_fill_d(fs, want);
 	case 1:
@@ -1592,6 +1577,13 @@ unsigned fs_fill(struct fstream *fs, unsigned want)
 	}
 }
 
+unsigned fs_fill(struct fstream *fs, unsigned want)
+{
+	fs->outn = 0;
+	if (fs->mode != FS_UNI)
+		return fs_fill_bytes(fs);
+	return fs_fill_variant(fs, want, FS_VARIANT(fs->compose, fs->fold));
+}
 
 /* The fast lane first; the rest of the set-up only if it stops early. */
 static FS_INLINE unsigned fs_first_v(struct fstream *fs,
@@ -1605,16 +1597,7 @@ static FS_INLINE unsigned fs_first_v(struct fstream *fs,
 		return fs->outn;
 	}
 	fs_init_rest(fs, ctx, 1);
-	switch (C << 1 | F) {
-	case 0:
-		return fs_fill_d(fs, want);
-	case 1:
-		return fs_fill_df(fs, want);
-	case 2:
-		return fs_fill_c(fs, want);
-	default:
-		return fs_fill_cf(fs, want);
-	}
+	return fs_fill_variant(fs, want, FS_VARIANT(C, F));
 }
 
 unsigned fs_first(struct fstream *fs, const struct fold_ctx *ctx,
@@ -1630,14 +1613,12 @@ unsigned fs_first(struct fstream *fs, const struct fold_ctx *ctx,
 	fs_init_lane(fs, ctx, s, n);
 	if (out)
 		fs->out = out;
-	switch (form) {
-	case FOLD_NFD:
-	case FOLD_NFKD:
+	switch (fs_variant(form)) {
+	case 0:
 		return fs_first_v(fs, ctx, want, 0, 0);
-	case FOLD_CASEFOLD:
+	case 1:
 		return fs_first_v(fs, ctx, want, 0, 1);
-	case FOLD_NFC:
-	case FOLD_NFKC:
+	case 2:
 		return fs_first_v(fs, ctx, want, 1, 0);
 	default:
 		return fs_first_v(fs, ctx, want, 1, 1);

@@ -88,6 +88,20 @@ struct fstream {
 	unsigned char buf[FS_OUTCAP];
 };
 
+/* Which copy of the fill loop a form runs (fold_stream.c): bit 1, it
+ * composes (stage 3); bit 0, it folds.  form is valid (fold_ctx_ok). */
+#define FS_VARIANT(compose, fold) ((unsigned)(compose) << 1 | (unsigned)(fold))
+
+static inline unsigned fs_variant(unsigned form)
+{
+	static const uint8_t v[] = {
+		[FOLD_NFD] = FS_VARIANT(0, 0),	    [FOLD_NFC] = FS_VARIANT(1, 0),
+		[FOLD_NFKD] = FS_VARIANT(0, 0),	    [FOLD_NFKC] = FS_VARIANT(1, 0),
+		[FOLD_CASEFOLD] = FS_VARIANT(0, 1), [FOLD_NFKC_CF] = FS_VARIANT(1, 1),
+	};
+	return v[form];
+}
+
 /* The part of a stream's set-up the fast lane needs (fs_first). */
 static inline void fs_init_lane(struct fstream *fs, const struct fold_ctx *ctx,
 				const char *s, size_t n)
@@ -117,10 +131,9 @@ static inline void fs_init_rest(struct fstream *fs, const struct fold_ctx *ctx,
 	unsigned form = ctx->form;
 	fs->nns = 0;
 	fs->nleft = 0;
-	fs->fold = form == FOLD_CASEFOLD || form == FOLD_NFKC_CF;
+	fs->fold = fs_variant(form) & 1;
 	fs->compat = fs->level > 1;
-	fs->compose = form == FOLD_NFC || form == FOLD_NFKC ||
-		      form == FOLD_NFKC_CF;
+	fs->compose = fs_variant(form) >> 1;
 	fs->nkcf = form == FOLD_NFKC_CF;
 	fs->ypocls = (ctx->flags & FOLD_KERNEL_ORDER) ? 0 : 240;
 	if (!valid)
