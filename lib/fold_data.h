@@ -104,6 +104,36 @@ struct fold_rec {
 #define P_SECOND(p) (((p) >> 17) & 0x7Fu) /* index into fold_seconds */
 #define FOLD_MAXCHAIN 4 /* longest chain of pair decompositions (checked) */
 
+/* fold_sec_info[i]: what the lanes need to know of fold_seconds[i] (which
+ * never decomposes) without a lookup: its combining class, S_FOLDS if it
+ * has a case fold (U+0345), and its age (a mark can be younger than a
+ * composite that decomposes to it: U+01E0 -> U+0226 U+0304). */
+#define S_CCC(i) ((i) & 0xFFu)
+#define S_FOLDS 0x100u
+#define S_AGESHIFT 9
+#define S_AGE(i) ((unsigned)(i) >> S_AGESHIFT)
+
+/* fold_dkey[i]: for the fast lane, the whole key in the decomposing forms
+ * of the composite of pair i, for the composites below U+0800 (the first
+ * FOLD_NDKEY pairs): bytes 0-5 its canonical decomposition in UTF-8 (a
+ * starter that does not decompose, then marks in canonical order),
+ * zero-padded; then its length, the number of marks, the newest mark's
+ * age and flags.  DK_FOLDS_SAME: folded, the key is the same but for
+ * DK_ASCII_CAP, an ASCII capital first byte to be made small.  0 where
+ * the key is anything else: the lane walks the pairs then.  The
+ * composite's own age is the caller's to check. */
+#define FOLD_NDKEY 379
+#define DK_MAXLEN 6
+#define DK_LENSHIFT 48
+#define DK_MARKSHIFT 51
+#define DK_AGESHIFT 53
+#define DK_ASCII_CAP (1ull << 60)
+#define DK_FOLDS_SAME (1ull << 61)
+#define DK_VALID (1ull << 63)
+#define DK_LEN(k) ((unsigned)((k) >> DK_LENSHIFT) & 7u)
+#define DK_MARKS(k) ((unsigned)((k) >> DK_MARKSHIFT) & 3u)
+#define DK_AGE(k) ((unsigned)((k) >> DK_AGESHIFT) & 0x1Fu)
+
 /* Composition: fold_comp[fold_comp_start[s-1] .. fold_comp_start[s]-1]
  * are the primary composites whose second element has REC_SEC s, sorted
  * by first element.  Entry: pair index, the version from which the
@@ -128,6 +158,8 @@ extern const uint32_t fold_maps[];
 extern const uint8_t fold_pool[];
 extern const uint32_t fold_pairs[];
 extern const uint32_t fold_seconds[];
+extern const uint16_t fold_sec_info[];
+extern const uint64_t fold_dkey[];
 extern const uint16_t fold_comp_start[];
 extern const uint32_t fold_comp[];
 extern const uint32_t fold_corr[]; /* triples: cp, original, age */

@@ -51,13 +51,14 @@ ssize_t fold_normalize(const struct fold_ctx *ctx, const char *s, size_t n,
 	return bad ? FOLD_EILSEQ : r;
 }
 
-ssize_t fold_key(const struct fold_ctx *ctx, const char *s, size_t n,
-		 char *out, size_t cap)
+/* fold_key() past its common case: the key of s again from the start
+ * (strict, ill formed, longer than a piece, or a small buffer). */
+static __attribute__((noinline)) ssize_t
+key_general(const struct fold_ctx *ctx, const char *s, size_t n, char *out,
+	    size_t cap)
 {
 	ssize_t r;
 	int bad;
-	if (!fold_ctx_ok(ctx) || (!s && n) || (!out && cap))
-		return FOLD_EINVAL;
 	if ((ctx->flags & FOLD_STRICT) && fold_check(ctx, s, n) >= 0)
 		return FOLD_EILSEQ; /* and out untouched */
 	r = run(ctx, s, n, out, cap, &bad);
@@ -67,6 +68,24 @@ ssize_t fold_key(const struct fold_ctx *ctx, const char *s, size_t n,
 	if (cap)
 		memcpy(out, s, n < cap ? n : cap);
 	return (ssize_t)n;
+}
+
+ssize_t fold_key(const struct fold_ctx *ctx, const char *s, size_t n,
+		 char *out, size_t cap)
+{
+	if (!fold_ctx_ok(ctx) || (!s && n) || (!out && cap))
+		return FOLD_EINVAL;
+	if (!(ctx->flags & FOLD_STRICT) && cap >= FS_OUTCAP) {
+		/* the common case: a well-formed name whose key is one
+		 * piece, written in place (a name that proves ill formed
+		 * may leave scratch in out: fold.h allows it) */
+		struct fstream fs;
+		unsigned k = fs_first(&fs, ctx, s, n, FS_OUTCAP,
+				      (unsigned char *)out);
+		if (fs.done && !fs.bad)
+			return k;
+	}
+	return key_general(ctx, s, n, out, cap);
 }
 
 ssize_t fold_normalizez(const struct fold_ctx *ctx, const char *s, char *out,

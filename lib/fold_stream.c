@@ -589,6 +589,27 @@ static FS_INLINE int fs_own(const struct fstream *fs, unsigned lv, const int C,
 	return C ? L_QUIET(lv) >= (F ? 3u : fs->level) : fs_inert(lv);
 }
 
+/* Are the lane values l1 and l2 both the lane's own keys?  (fs_own() of
+ * both, in one test.) */
+static FS_INLINE int fs_own2(const struct fstream *fs, unsigned l1,
+			     unsigned l2, const int C, const int F)
+{
+	if (C && F)
+		return (l1 & l2) >= 3u << L_QSHIFT;
+	if (C)
+		return L_QUIET(l1 < l2 ? l1 : l2) >= fs->level;
+	return !((l1 | l2) & (L_RID | L_HANGUL));
+}
+
+/* Are the 4 bytes of w (little endian) two two-byte UTF-8 sequences:
+ * leads 110xxxxx but not C0, C1 (xxxxx > 1), each with its continuation
+ * byte? */
+static FS_INLINE int fs_two8(uint32_t w)
+{
+	return (w & 0xC0E0C0E0u) == 0x80C080C0u && (w & 0x1Eu) &&
+	       (w & 0x1E0000u);
+}
+
 /* Does the fast lane take the non-ASCII code point cp (lane value lv)? */
 static FS_INLINE int fs_lane_takes(const struct fstream *fs, uint32_t cp,
 				   unsigned lv, const int C, const int F)
@@ -785,13 +806,28 @@ static FS_INLINE unsigned char *fs_lane_decompose(const struct fstream *fs,
 						  unsigned char *o,
 						  unsigned *cc, const int F)
 {
-	uint32_t stack[FOLD_MAXCHAIN], x = cp, m = fs_field(r, 0);
+	unsigned stack[FOLD_MAXCHAIN]; /* the seconds, by fold_seconds index */
+	uint32_t x = cp, m = fs_field(r, 0);
 	unsigned n = 0, last = 0;
+	if (M_TYPE(m) == M_PAIR && M_PAIRIDX(m, cp) < FOLD_NDKEY) {
+		/* a two-byte composite: its key whole, if it is simple */
+		unsigned i = M_PAIRIDX(m, cp);
+		uint64_t k = fold_dkey[i];
+		if ((k & (F ? DK_FOLDS_SAME : DK_VALID)) &&
+		    DK_AGE(k) <= fs->age) {
+			if (F && (k & DK_ASCII_CAP))
+				k |= 0x20;
+			memcpy(o, &k, 8); /* out[] has room past the key */
+			*cc = DK_MARKS(k) << 8 |
+			      S_CCC(fold_sec_info[P_SECOND(fold_pairs[i])]);
+			return o + DK_LEN(k);
+		}
+	}
 	while (M_TYPE(m) == M_PAIR) {
 		uint32_t pr = fold_pairs[M_PAIRIDX(m, x)];
 		const struct fold_rec *rx;
 		unsigned lx;
-		stack[n++] = fold_seconds[P_SECOND(pr)];
+		stack[n++] = P_SECOND(pr);
 		x = P_FIRST(pr);
 		if (x < 0x80) {
 			*o++ = (unsigned char)(F && x - 'A' < 26u ? x + 32 : x);
@@ -822,13 +858,14 @@ base:
 seconds:
 	*cc = n << 8;
 	while (n) {
-		uint32_t c = stack[--n];
-		const struct fold_rec *rc = fold_rec_of(c);
-		if (REC_AGE(rc) > fs->age || rc->ccc < last ||
-		    !fs_plain_mark(rc, 0, F))
+		/* a plain mark if it has a class (it has no
+		 * decomposition) and, if the form folds, no fold */
+		unsigned i = stack[--n], si = fold_sec_info[i];
+		if (S_AGE(si) > fs->age || !S_CCC(si) || S_CCC(si) < last ||
+		    (F && (si & S_FOLDS)))
 			return NULL;
-		last = rc->ccc;
-		o = fs_utf8(o, c);
+		last = S_CCC(si);
+		o = fs_utf8(o, fold_seconds[i]);
 	}
 	*cc |= last;
 	return o;
@@ -1046,16 +1083,31 @@ ascii_end:
 		}
 		if (p[0] - 0xC2u < 0x1Eu) {
 			/* a run of two-byte code points that are their own
-			 * keys or simple folds to two-byte code points, in
-			 * a loop of its own (Latin, Greek, Cyrillic, Hebrew,
-			 * Arabic...): each is final as the next one comes.
-			 * Decomposing forms also take plain marks and simple
-			 * decompositions here (plast: the last starter). */
+			 * keys, simple folds or (NFKC_CF) composed folds to
+			 * two-byte code points, in a loop of its own (Latin,
+			 * Greek, Cyrillic, Hebrew, Arabic...), with single
+			 * ASCII bytes between them; pend, opend follow the
+			 * last starter.  Plain marks: decomposing forms copy
+			 * them, composing forms compose them with the held
+			 * starter; decomposing forms also take simple
+			 * decompositions here. */
 			const unsigned char *const p0 = p;
-			const unsigned char *plast = NULL;
-			unsigned char *olast = o;
-			while (e - p >= 2 && p[0] - 0xC2u < 0x1Eu &&
-			       (p[1] & 0xC0) == 0x80 && o < olim) {
+			while (e - p >= 2 && o < olim) {
+				if (p[0] - 1u < 0x7Fu && p[1] - 0xC2u < 0x1Eu) {
+					/* one ASCII byte between two-byte code
+					 * points ("aиa", "é_é"): pending, as the
+					 * last byte of a run would be */
+					unsigned c = p[0];
+					c = F && c - 'A' < 26u ? c + 32 : c;
+					*o = (unsigned char)c;
+					opend = o++;
+					pend = p++;
+					hold = c;
+					marks = 0;
+					continue;
+				}
+				if (p[0] - 0xC2u >= 0x1Eu || (p[1] & 0xC0) != 0x80)
+					break;
 				cp = (p[0] & 0x1Fu) << 6 | (p[1] & 0x3Fu);
 				lv = fold_lane_direct(cp);
 				if (fs_own(fs, lv, C, F)) {
@@ -1069,6 +1121,25 @@ ascii_end:
 						o[1] = (unsigned char)(w >> 8);
 						o += 2;
 						p += 2;
+						/* two at a time while both are */
+						while (e - p >= 4 && o < olim) {
+							uint32_t w4;
+							unsigned l1, l2;
+							memcpy(&w4, p, 4);
+							if (!fs_two8(w4))
+								break;
+							l1 = fold_lane_direct(
+								(w4 & 0x1Fu) << 6 |
+								(w4 >> 8 & 0x3Fu));
+							l2 = fold_lane_direct(
+								(w4 >> 10 & 0x7C0u) |
+								(w4 >> 24 & 0x3Fu));
+							if (!fs_own2(fs, l1, l2, C, F))
+								break;
+							memcpy(o, &w4, 4);
+							o += 4;
+							p += 4;
+						}
 						if (p >= e1 || o >= olim)
 							break;
 						/* lead 110xxxxx (not C0, C1) and
@@ -1088,19 +1159,30 @@ ascii_end:
 					lv = fold_lane_direct(cp);
 					t = lv & L_RID ? 0 : cp;
 					hold = t;
-					plast = p - 2;
-					olast = o - 2;
+					pend = p - 2;
+					opend = o - 2;
 					marks = 0;
 					continue;
 				} else if (F && (t = fs_simple_fold(fs, cp, lv)) -
 							0x80u <
 						0x800u - 0x80u) {
-					olast = o;
+					opend = o;
 					o[0] = (unsigned char)(0xC0 | t >> 6);
 					o[1] = (unsigned char)(0x80 | (t & 0x3F));
 					o += 2;
 					marks = 0;
-				} else if (!C && (lv & L_RID)) {
+				} else if (F && C &&
+					   (t = fs_composed_fold(fs, cp, lv)) -
+							   0x80u <
+						   0x800u - 0x80u) {
+					/* pending, never held (see below) */
+					opend = o;
+					o[0] = (unsigned char)(0xC0 | t >> 6);
+					o[1] = (unsigned char)(0x80 | (t & 0x3F));
+					o += 2;
+					marks = 0;
+					t = 0;
+				} else if (lv & L_RID) {
 					unsigned char *q;
 					unsigned cc;
 					r = &fold_recs[lv & L_RID];
@@ -1113,6 +1195,20 @@ ascii_end:
 						    r->ccc < (marks & 0xFF) ||
 						    (marks >> 8) >= FOLD_SAFE_RUN)
 							break;
+						if (C) {
+							/* the composite replaces
+							 * the pending starter */
+							if (!hold ||
+							    !(t = fs_pair(fs, hold, cp,
+									  REC_SEC(r))))
+								break;
+							hold = t;
+							o = fs_utf8(opend, t);
+							p += 2;
+							marks = fs_marks_add(marks,
+									     r->ccc);
+							continue;
+						}
 						/* a mark: its starter stays
 						 * the pending one */
 						o[0] = p[0];
@@ -1122,7 +1218,7 @@ ascii_end:
 						marks = fs_marks_add(marks, r->ccc);
 						continue;
 					}
-					if (!(REC_FIELDS(r) & F_D) ||
+					if (C || !(REC_FIELDS(r) & F_D) ||
 					    (fs->level > 1 &&
 					     (REC_FIELDS(r) & F_K)))
 						break;
@@ -1130,7 +1226,7 @@ ascii_end:
 							      F);
 					if (!q)
 						break;
-					olast = o;
+					opend = o;
 					o = q;
 					marks = cc;
 					t = 0;
@@ -1138,21 +1234,20 @@ ascii_end:
 					break;
 				}
 				hold = t;
-				plast = p;
+				pend = p;
 				p += 2;
-			}
-			if (plast) {
-				pend = plast;
-				opend = olast;
 			}
 			if (p != p0)
 				continue;
 		} else if (p[0] - 0xE1u < 0x0Fu) {
 			/* the same for three-byte code points that are their
-			 * own keys (CJK, kana, Hangul syllables...), and
-			 * Hangul syllables in the decomposing forms */
+			 * own keys (CJK, kana, Hangul syllables...) and
+			 * removed ignorables (ZWJ, VS16); decomposing forms
+			 * also take Hangul syllables (as their jamo), plain
+			 * marks, simple decompositions (kana with a voicing
+			 * mark, Vietnamese, polytonic Greek) and starters
+			 * whose data they do not use */
 			const unsigned char *const p0 = p;
-			unsigned char *olast = o;
 			while (e - p >= 3 && p[0] - 0xE1u < 0x0Fu &&
 			       ((p[1] ^ 0x80u) | (p[2] ^ 0x80u)) < 0x40u &&
 			       (p[0] != 0xED || p[1] < 0xA0) && o < olim) {
@@ -1164,7 +1259,9 @@ ascii_end:
 					uint32_t x = cp - SBASE;
 					if (fs->age < HANGUL_AGE)
 						break;
-					olast = o;
+					pend = p;
+					opend = o;
+					marks = 0;
 					o = fs_jamo(o, LBASE + x / NCOUNT);
 					o = fs_jamo(o, VBASE + (x % NCOUNT) / TCOUNT);
 					if (x % TCOUNT)
@@ -1172,22 +1269,71 @@ ascii_end:
 					p += 3;
 					continue;
 				}
-				if (!(fs_own(fs, lv, C, F)))
-					break;
+				if (!fs_own(fs, lv, C, F)) {
+					unsigned char *q;
+					unsigned cc;
+					if (!(lv & L_RID))
+						break;
+					r = &fold_recs[lv & L_RID];
+					if (REC_AGE(r) > fs->age ||
+					    (r->af & A_SPECIAL))
+						break;
+					if ((r->af & A_DI) &&
+					    (C && F ? 1 : fs->ign)) {
+						/* removed: as if not there */
+						p += 3;
+						continue;
+					}
+					if (C)
+						break;
+					if (r->ccc) {
+						if (!fs_plain_mark(r, fs->level > 1,
+								   F) ||
+						    r->ccc < (marks & 0xFF) ||
+						    (marks >> 8) >= FOLD_SAFE_RUN)
+							break;
+						/* its starter stays pending */
+						fs_copy_to(o, p, 3);
+						o += 3;
+						p += 3;
+						marks = fs_marks_add(marks, r->ccc);
+						continue;
+					}
+					if (!(REC_FIELDS(r) & F_D)) {
+						if (REC_FIELDS(r) &
+						    ((fs->level > 1 ? F_K : 0) |
+						     (F ? F_F : 0)))
+							break;
+						/* its data unused: inert */
+						q = o + 3;
+						fs_copy_to(o, p, 3);
+						cc = 0;
+					} else {
+						if (fs->level > 1 &&
+						    (REC_FIELDS(r) & F_K))
+							break;
+						q = fs_lane_decompose(fs, cp, r, o,
+								      &cc, F);
+						if (!q)
+							break;
+					}
+					pend = p;
+					opend = o;
+					o = q;
+					p += 3;
+					marks = cc;
+					continue;
+				}
 				hold = lv & L_RID ? 0 : cp;
-				olast = o;
-				o[0] = p[0];
-				o[1] = p[1];
-				o[2] = p[2];
+				pend = p;
+				opend = o;
+				marks = 0;
+				fs_copy_to(o, p, 3);
 				p += 3;
 				o += 3;
 			}
-			if (p != p0) {
-				pend = p - 3;
-				opend = olast;
-				marks = 0;
+			if (p != p0)
 				continue;
-			}
 		}
 		if (p[0] - 0xF0u < 5u) {
 			/* the same for four-byte code points that are their

@@ -88,6 +88,7 @@ static size_t nmaps;
 static uint16_t *rid; /* per index-space position */
 
 static uint32_t seconds[MAX_SECONDS];
+static uint16_t sec_info[MAX_SECONDS]; /* fold_sec_info[] (fold_data.h) */
 static int nseconds;
 static uint8_t sec_of_cp[NCP];	 /* 1 + index into seconds[] */
 static uint8_t list_of_cp[NCP];	 /* 1 + composition list number */
@@ -296,6 +297,11 @@ static void build_pairs(void)
 					  seconds[s] < SBASE + SCOUNT))
 			die("second element U+%04X decomposes", seconds[s]);
 		sec_of_cp[seconds[s]] = (uint8_t)(s + 1);
+		if (U.age[seconds[s]] > 0x1F)
+			die("age of U+%04X does not fit", seconds[s]);
+		sec_info[s] = (uint16_t)(U.ccc[seconds[s]] |
+					 (field_seq(2, seconds[s]) ? S_FOLDS : 0) |
+					 U.age[seconds[s]] << S_AGESHIFT);
 	}
 	for (cp = 0; cp <= MAX_CP; cp++) {
 		const struct seq *d = U.dec[cp];
@@ -358,6 +364,71 @@ static void build_pairs(void)
 	comp_start[ncompsec] = (uint16_t)ncomp;
 	if (ncompsec > 0x3F)
 		die("too many composition lists");
+}
+
+/* The keys of the two-byte composites in the decomposing forms, whole
+ * (fold_dkey[], fold_data.h).  An entry is left 0 (the lane walks the
+ * pairs) unless the key is a starter that does not decompose followed by
+ * marks in canonical order, in at most DK_MAXLEN bytes. */
+static uint64_t dkey[FOLD_NDKEY];
+
+static uint64_t dkey_of(uint32_t cp)
+{
+	const struct seq *d = U.clo[K_D][cp], *bf;
+	uint8_t b[8] = { 0 };
+	uint32_t base = d->c[0];
+	uint64_t k = 0, f;
+	int i, n, age = 0, mfold = 0;
+	if (U.ccc[base] || U.dec[base] || d->n < 2 || d->n > 4)
+		return 0;
+	n = utf8(base, b);
+	for (i = 1; i < d->n; i++) {
+		uint32_t m = d->c[i];
+		uint8_t mb[4];
+		int ml;
+		if (!U.ccc[m] || U.dec[m] || U.ccc[m] < U.ccc[d->c[i - 1]])
+			return 0;
+		if (U.clo[K_CF][m])
+			mfold = 1;
+		if (U.age[m] > age)
+			age = U.age[m];
+		ml = utf8(m, mb);
+		if (n + ml > DK_MAXLEN)
+			return 0;
+		memcpy(b + n, mb, (size_t)ml);
+		n += ml;
+	}
+	/* folded: the same if nothing folds; an ASCII capital base is one
+	 * bit away */
+	bf = U.clo[K_CF][base];
+	if (mfold)
+		f = 0;
+	else if (!bf)
+		f = DK_FOLDS_SAME;
+	else if (base - 'A' < 26u && bf->n == 1 && bf->c[0] == base + 32)
+		f = DK_FOLDS_SAME | DK_ASCII_CAP;
+	else
+		f = 0;
+	for (i = 0; i < DK_MAXLEN; i++)
+		k |= (uint64_t)b[i] << (8 * i);
+	return k | (uint64_t)n << DK_LENSHIFT |
+	       (uint64_t)(d->n - 1) << DK_MARKSHIFT |
+	       (uint64_t)age << DK_AGESHIFT | f | DK_VALID;
+}
+
+static void build_dkeys(void)
+{
+	uint32_t cp;
+	unsigned n = 0;
+	for (cp = 0; cp < FOLD_DIRECT; cp++)
+		if (pair_of_cp[cp])
+			n = pair_of_cp[cp]; /* pairs are in composite order */
+	if (n != FOLD_NDKEY)
+		die("FOLD_NDKEY should be %u, the pairs below U+%04X", n,
+		    FOLD_DIRECT);
+	for (cp = 0; cp < FOLD_DIRECT; cp++)
+		if (pair_of_cp[cp])
+			dkey[pair_of_cp[cp] - 1] = dkey_of(cp);
 }
 
 /* ---- quick-check levels ---------------------------------------------- */
@@ -1010,6 +1081,12 @@ static void emit_ints(const char *type, const char *name, const void *v,
 	array_start(type, name, n, elem);
 	for (i = 0; i < n; i++) {
 		unsigned long x;
+		if (elem == 8) {
+			/* hex: a decimal constant must fit a signed type */
+			fprintf(out, "%s0x%016llx,", i % per_line ? " " : "\n\t",
+				(unsigned long long)((const uint64_t *)v)[i]);
+			continue;
+		}
 		if (elem == 1)
 			x = ((const uint8_t *)v)[i];
 		else if (elem == 2)
@@ -1028,6 +1105,7 @@ void emit(const char *path)
 	int s1, s2, bs1 = 0, bs2 = 0, v, k;
 
 	build_pairs();
+	build_dkeys();
 	build_records();
 	add_lane_bits();
 	for (s1 = 8; s1 <= 12; s1++)
@@ -1094,6 +1172,9 @@ void emit(const char *path)
 	emit_ints("uint8_t", "fold_pool", pool, npool, 1, 16);
 	emit_ints("uint32_t", "fold_pairs", pairs, npairs, 4, 6);
 	emit_ints("uint32_t", "fold_seconds", seconds, (size_t)nseconds, 4, 6);
+	emit_ints("uint16_t", "fold_sec_info", sec_info, (size_t)nseconds, 2,
+		  12);
+	emit_ints("uint64_t", "fold_dkey", dkey, FOLD_NDKEY, 8, 3);
 	emit_ints("uint16_t", "fold_comp_start", comp_start,
 		  (size_t)ncompsec + 1, 2, 12);
 	emit_ints("uint32_t", "fold_comp", comp, ncomp, 4, 6);
