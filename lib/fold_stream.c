@@ -589,27 +589,6 @@ static FS_INLINE int fs_own(const struct fstream *fs, unsigned lv, const int C,
 	return C ? L_QUIET(lv) >= (F ? 3u : fs->level) : fs_inert(lv);
 }
 
-/* Are the lane values l1 and l2 both the lane's own keys?  (fs_own() of
- * both, in one test.) */
-static FS_INLINE int fs_own2(const struct fstream *fs, unsigned l1,
-			     unsigned l2, const int C, const int F)
-{
-	if (C && F)
-		return (l1 & l2) >= 3u << L_QSHIFT;
-	if (C)
-		return L_QUIET(l1 < l2 ? l1 : l2) >= fs->level;
-	return !((l1 | l2) & (L_RID | L_HANGUL));
-}
-
-/* Are the 4 bytes of w (little endian) two two-byte UTF-8 sequences:
- * leads 110xxxxx but not C0, C1 (xxxxx > 1), each with its continuation
- * byte? */
-static FS_INLINE int fs_two8(uint32_t w)
-{
-	return (w & 0xC0E0C0E0u) == 0x80C080C0u && (w & 0x1Eu) &&
-	       (w & 0x1E0000u);
-}
-
 /* Does the fast lane take the non-ASCII code point cp (lane value lv)? */
 static FS_INLINE int fs_lane_takes(const struct fstream *fs, uint32_t cp,
 				   unsigned lv, const int C, const int F)
@@ -1068,8 +1047,9 @@ static FS_INLINE void fs_fast(struct fstream *fs, unsigned want, const int C,
 				}
 			}
 ascii_end:
-			if (p == q) {
-				/* NUL: the general path reports it */
+			if (p == q || p == e) {
+				/* the end (all final), or NUL (the general
+				 * path reports it) */
 				pend = p;
 				opend = o;
 				marks = 0;
@@ -1085,29 +1065,14 @@ ascii_end:
 			/* a run of two-byte code points that are their own
 			 * keys, simple folds or (NFKC_CF) composed folds to
 			 * two-byte code points, in a loop of its own (Latin,
-			 * Greek, Cyrillic, Hebrew, Arabic...), with single
-			 * ASCII bytes between them; pend, opend follow the
-			 * last starter.  Plain marks: decomposing forms copy
+			 * Greek, Cyrillic, Hebrew, Arabic...); pend, opend
+			 * follow the last starter.  Plain marks: decomposing forms copy
 			 * them, composing forms compose them with the held
 			 * starter; decomposing forms also take simple
 			 * decompositions here. */
 			const unsigned char *const p0 = p;
-			while (e - p >= 2 && o < olim) {
-				if (p[0] - 1u < 0x7Fu && p[1] - 0xC2u < 0x1Eu) {
-					/* one ASCII byte between two-byte code
-					 * points ("aиa", "é_é"): pending, as the
-					 * last byte of a run would be */
-					unsigned c = p[0];
-					c = F && c - 'A' < 26u ? c + 32 : c;
-					*o = (unsigned char)c;
-					opend = o++;
-					pend = p++;
-					hold = c;
-					marks = 0;
-					continue;
-				}
-				if (p[0] - 0xC2u >= 0x1Eu || (p[1] & 0xC0) != 0x80)
-					break;
+			while (e - p >= 2 && p[0] - 0xC2u < 0x1Eu &&
+			       (p[1] & 0xC0) == 0x80 && o < olim) {
 				cp = (p[0] & 0x1Fu) << 6 | (p[1] & 0x3Fu);
 				lv = fold_lane_direct(cp);
 				if (fs_own(fs, lv, C, F)) {
@@ -1121,25 +1086,6 @@ ascii_end:
 						o[1] = (unsigned char)(w >> 8);
 						o += 2;
 						p += 2;
-						/* two at a time while both are */
-						while (e - p >= 4 && o < olim) {
-							uint32_t w4;
-							unsigned l1, l2;
-							memcpy(&w4, p, 4);
-							if (!fs_two8(w4))
-								break;
-							l1 = fold_lane_direct(
-								(w4 & 0x1Fu) << 6 |
-								(w4 >> 8 & 0x3Fu));
-							l2 = fold_lane_direct(
-								(w4 >> 10 & 0x7C0u) |
-								(w4 >> 24 & 0x3Fu));
-							if (!fs_own2(fs, l1, l2, C, F))
-								break;
-							memcpy(o, &w4, 4);
-							o += 4;
-							p += 4;
-						}
 						if (p >= e1 || o >= olim)
 							break;
 						/* lead 110xxxxx (not C0, C1) and
