@@ -143,6 +143,12 @@ struct fold_rec {
 #define C_AGE(e) (((e) >> 11) & 0x1Fu)
 #define C_LOW(e) ((e) >> 16)
 
+/* The first elements U+0040..U+007F (letters) of composition list s
+ * (REC_SEC s + 1), found without a search: bit f - FOLD_COMP_ALO of
+ * fold_comp_abits[s] is set if the list has first element f, and the
+ * list starts with those (mktables checks). */
+#define FOLD_COMP_ALO 0x40u
+
 struct fold_version {
 	uint8_t maj, min;
 	char name[8];
@@ -162,6 +168,7 @@ extern const uint16_t fold_sec_info[];
 extern const uint64_t fold_dkey[];
 extern const uint16_t fold_comp_start[];
 extern const uint32_t fold_comp[];
+extern const uint64_t fold_comp_abits[];
 extern const uint32_t fold_corr[]; /* triples: cp, original, age */
 extern const unsigned fold_ncorr;
 extern const uint32_t fold_nkcf[]; /* pairs: cp, descriptor */

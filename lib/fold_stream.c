@@ -38,6 +38,15 @@ static FS_INLINE void fs_put(struct fstream *fs, uint32_t c)
 
 /* ---- stage 3: composition ---- */
 
+/* Bits set in x (inline: without -mpopcnt the builtin is a call). */
+static FS_INLINE unsigned fs_popcount(uint64_t x)
+{
+	x -= (x >> 1) & 0x5555555555555555ull;
+	x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+	x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+	return (unsigned)((x * 0x0101010101010101ull) >> 56);
+}
+
 /* Primary composite of a + b (b's composition list: sec), or 0. */
 static uint32_t fs_pair(const struct fstream *fs, uint32_t a, uint32_t b,
 			unsigned sec)
@@ -53,6 +62,17 @@ static uint32_t fs_pair(const struct fstream *fs, uint32_t a, uint32_t b,
 	}
 	if (!sec)
 		return 0;
+	if (a - FOLD_COMP_ALO < 64u) {
+		/* an ASCII first element (e + U+0301): no search */
+		uint64_t bits = fold_comp_abits[sec - 1];
+		unsigned i = a - FOLD_COMP_ALO;
+		uint32_t e;
+		if (!(bits >> i & 1))
+			return 0;
+		e = fold_comp[fold_comp_start[sec - 1] +
+			      fs_popcount(bits & ((1ull << i) - 1))];
+		return C_AGE(e) > fs->age ? 0 : C_LOW(e);
+	}
 	/* the list is sorted by first element */
 	lo = fold_comp_start[sec - 1];
 	hi = fold_comp_start[sec];

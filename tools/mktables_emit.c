@@ -97,6 +97,7 @@ static uint16_t pair_of_cp[NCP]; /* 1 + index into pairs[] */
 static uint32_t pairs[MAX_PAIRS];
 static size_t npairs;
 static uint16_t comp_start[MAX_SECONDS + 1];
+static uint64_t comp_abits[MAX_SECONDS]; /* fold_comp_abits[] */
 static uint32_t comp[MAX_PAIRS];
 static size_t ncomp;
 static int maxchain;
@@ -364,6 +365,24 @@ static void build_pairs(void)
 	comp_start[ncompsec] = (uint16_t)ncomp;
 	if (ncompsec > 0x3F)
 		die("too many composition lists");
+	/* each list's first elements U+0040..U+007F as a bitmap; they
+	 * must be the list's first entries */
+	for (s = 0; s < ncompsec; s++)
+		for (j = comp_start[s]; j < comp_start[s + 1]; j++) {
+			uint32_t f = P_FIRST(pairs[C_PAIR(comp[j])]);
+			if (f - FOLD_COMP_ALO < 64u)
+				comp_abits[s] |= 1ull << (f - FOLD_COMP_ALO);
+			else if (f < FOLD_COMP_ALO && comp_abits[s])
+				die("composition list %d: U+%04X after U+0040",
+				    s + 1, f);
+			else if (f < FOLD_COMP_ALO &&
+				 j + 1 < comp_start[s + 1] &&
+				 P_FIRST(pairs[C_PAIR(comp[j + 1])]) -
+						 FOLD_COMP_ALO <
+					 64u)
+				die("composition list %d mixes U+%04X with "
+				    "U+0040..U+007F", s + 1, f);
+		}
 }
 
 /* The keys of the two-byte composites in the decomposing forms, whole
@@ -1178,6 +1197,8 @@ void emit(const char *path)
 	emit_ints("uint16_t", "fold_comp_start", comp_start,
 		  (size_t)ncompsec + 1, 2, 12);
 	emit_ints("uint32_t", "fold_comp", comp, ncomp, 4, 6);
+	emit_ints("uint64_t", "fold_comp_abits", comp_abits, (size_t)ncompsec,
+		  8, 3);
 	{
 		uint32_t corr[3 * MAX_CORR];
 		for (k = 0; k < U.ncorr; k++) {

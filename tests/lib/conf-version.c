@@ -7,6 +7,8 @@
  *    unchanged and distinct from its mapping under P, and mapped under V;
  *  - every code point with a mapping keys as the oracle says under every
  *    listed version (NFD, NFKD, canonical caseless);
+ *  - two code points compose (NFC) exactly from the version on which
+ *    their composite and both of them are assigned;
  *  - fold_cp_age() == DerivedAge and fold_cp_ccc() == the versioned class
  *    for every code point;
  *  - NormalizationCorrections apply from their version on (U+F951 ...).
@@ -208,6 +210,75 @@ static void check_all_versions(const uint32_t *lv, size_t nl)
 	}
 }
 
+/*
+ * Composition at every listed version V: for each primary composite c of
+ * a two-code-point canonical decomposition a b (NFC at the newest version
+ * maps "a b" to c), NFC under V of "a b" is c from the version on which
+ * c, a and b are all assigned, and before that NFC under V of a, then b
+ * (both assigned).  The decomposing forms above cannot see this: only
+ * the composing ones look up a composite's age (U+0229 = e + U+0327 came
+ * in 3.0: under 2.0 "e U+0327" stays two code points).
+ */
+static void check_compositions(const uint32_t *lv, size_t nl)
+{
+	struct fold_ctx cn;
+	unsigned long composites = 0, before = 0;
+
+	ck_group("version-compose");
+	if (!ctx_must(&cn, enc_name(lv[nl - 1]), FOLD_NFC, 0))
+		return;
+	for (uint32_t cp = 1; cp < UCD_MAXCP; cp++) {
+		uint32_t m[8], from;
+		char ab[8], want[64], c8[4];
+		size_t abn, cn8;
+
+		if (ucd_decomp1(cp, 0, lv[nl - 1], m) != 2)
+			continue;
+		abn = u8_put(m[0], ab);
+		abn += u8_put(m[1], ab + abn);
+		cn8 = u8_put(cp, c8);
+		{
+			char out[64];
+			ssize_t r = fold_normalize(&cn, ab, abn, out,
+						   sizeof out);
+			if (r != (ssize_t)cn8 || memcmp(out, c8, cn8))
+				continue; /* not a primary composite */
+		}
+		composites++;
+		from = ucd_age(cp);
+		if (ucd_age(m[0]) > from)
+			from = ucd_age(m[0]);
+		if (ucd_age(m[1]) > from)
+			from = ucd_age(m[1]);
+		for (size_t i = 0; i < nl; i++) {
+			struct fold_ctx c;
+			ssize_t an;
+
+			if (ucd_age(m[0]) > lv[i] || ucd_age(m[1]) > lv[i])
+				continue;
+			if (!ctx_must(&c, enc_name(lv[i]), FOLD_NFC, 0))
+				continue;
+			if (lv[i] >= from) {
+				expect_form(&c, 0, ab, abn, c8, cn8,
+					    "composed from its version on");
+				continue;
+			}
+			an = fold_normalize(&c, ab, u8_put(m[0], ab), want,
+					    sizeof want - 4);
+			if (!ck(an >= 0, "NFC of U+%04X under %s", m[0],
+				enc_name(lv[i])))
+				continue;
+			an += (ssize_t)u8_put(m[1], want + an);
+			expect_form(&c, 0, ab, abn, want, (size_t)an,
+				    "not composed before its version");
+			before++;
+		}
+	}
+	ck_info("compositions: %lu primary composites, %lu checked before "
+		"their version",
+		composites, before);
+}
+
 static void check_age_ccc(const uint32_t *lv, size_t nl)
 {
 	unsigned long bad = 0;
@@ -320,6 +391,7 @@ void conf_version(void)
 		return;
 	check_additions(lv, nl);
 	check_all_versions(lv, nl);
+	check_compositions(lv, nl);
 	check_age_ccc(lv, nl);
 	check_corrections(lv, nl);
 }

@@ -81,6 +81,9 @@ static const char *const pieces[] = {
 	"\xCE\x86\xCD\x85", "\xCE\xAC\xCD\x85", "\xE1\xBC\x88\xCD\x85",
 	"\xD0\x98\xCC\x86", "\xD0\x99\xCC\x88", "\xC3\x85\xCC\x81",
 	"\xCC\x82", "\xCC\x86", "\xCC\x84", "\xCC\x93",
+	/* ASCII letter + mark whose composite came in 3.0 (U+0229, U+01F8):
+	 * composed only from 3.0 on */
+	"e\xCC\xA7", "N\xCC\x80", "n\xCC\x80",
 	/* simple folds: Greek, Cyrillic, Glagolitic (4.1), Georgian
 	 * Mtavruli (11.0), Osage (9.0), Latin Ext-D (14.0), Cherokee */
 	"\xCE\xA6", "\xCE\x91", "\xD0\x94", "\xD0\x81", "\xE2\xB0\x80",
