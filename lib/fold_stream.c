@@ -1235,6 +1235,27 @@ ascii_end:
 					p += 3;
 					continue;
 				}
+				if ((lv & L_HANGUL) && cp - SBASE >= SCOUNT) {
+					/* a conjoining jamo: composing forms
+					 * join it to the held L or LV, as stage
+					 * 3 would; else it is a starter that
+					 * nothing before it combines with */
+					if (C && hold &&
+					    (t = fs_pair(fs, hold, cp, 0))) {
+						hold = t;
+						o = fs_utf8(opend, t);
+						p += 3;
+						continue;
+					}
+					hold = cp;
+					pend = p;
+					opend = o;
+					marks = 0;
+					fs_copy_to(o, p, 3);
+					p += 3;
+					o += 3;
+					continue;
+				}
 				if (!fs_own(fs, lv, C, F)) {
 					unsigned char *q;
 					unsigned cc;
