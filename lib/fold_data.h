@@ -118,8 +118,9 @@ struct fold_rec {
  * FOLD_NDKEY pairs): bytes 0-5 its canonical decomposition in UTF-8 (a
  * starter that does not decompose, then marks in canonical order),
  * zero-padded; then its length, the number of marks, the newest mark's
- * age and flags.  DK_FOLDS_SAME: folded, the key is the same but for
- * DK_ASCII_CAP, an ASCII capital first byte to be made small.  0 where
+ * age and flags.  Folded, the key is the same (DK_FOLDS_SAME) but for
+ * DK_ASCII_CAP, an ASCII capital first byte to be made small; or
+ * (DK_FOLD32) its first code point, two bytes, is 32 more.  0 where
  * the key is anything else: the lane walks the pairs then.  The
  * composite's own age is the caller's to check. */
 #define FOLD_NDKEY 379
@@ -127,6 +128,7 @@ struct fold_rec {
 #define DK_LENSHIFT 48
 #define DK_MARKSHIFT 51
 #define DK_AGESHIFT 53
+#define DK_FOLD32 (1ull << 59)
 #define DK_ASCII_CAP (1ull << 60)
 #define DK_FOLDS_SAME (1ull << 61)
 #define DK_VALID (1ull << 63)

@@ -812,10 +812,18 @@ static FS_INLINE unsigned char *fs_lane_decompose(const struct fstream *fs,
 		/* a two-byte composite: its key whole, if it is simple */
 		unsigned i = M_PAIRIDX(m, cp);
 		uint64_t k = fold_dkey[i];
-		if ((k & (F ? DK_FOLDS_SAME : DK_VALID)) &&
+		if ((k & (F ? DK_FOLDS_SAME | DK_FOLD32 : DK_VALID)) &&
 		    DK_AGE(k) <= fs->age) {
 			if (F && (k & DK_ASCII_CAP))
 				k |= 0x20;
+			if (F && (k & DK_FOLD32)) {
+				/* the two-byte base, 32 on */
+				uint32_t b = ((uint32_t)k & 0x1F) << 6 |
+					     ((uint32_t)k >> 8 & 0x3F);
+				b += 32;
+				k = (k & ~0xFFFFull) | (0xC0 | b >> 6) |
+				    (uint64_t)(0x80 | (b & 0x3F)) << 8;
+			}
 			memcpy(o, &k, 8); /* out[] has room past the key */
 			*cc = DK_MARKS(k) << 8 |
 			      S_CCC(fold_sec_info[P_SECOND(fold_pairs[i])]);

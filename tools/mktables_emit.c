@@ -418,7 +418,8 @@ static uint64_t dkey_of(uint32_t cp)
 		n += ml;
 	}
 	/* folded: the same if nothing folds; an ASCII capital base is one
-	 * bit away */
+	 * bit away; a two-byte capital base 32 code points (Greek, Cyrillic:
+	 * U+0391 -> U+03B1, U+0418 -> U+0438) */
 	bf = U.clo[K_CF][base];
 	if (mfold)
 		f = 0;
@@ -426,6 +427,10 @@ static uint64_t dkey_of(uint32_t cp)
 		f = DK_FOLDS_SAME;
 	else if (base - 'A' < 26u && bf->n == 1 && bf->c[0] == base + 32)
 		f = DK_FOLDS_SAME | DK_ASCII_CAP;
+	else if (base >= 0x80 && base + 32 < FOLD_DIRECT && bf->n == 1 &&
+		 bf->c[0] == base + 32 && !U.ccc[base + 32] &&
+		 !U.dec[base + 32])
+		f = DK_FOLD32;
 	else
 		f = 0;
 	for (i = 0; i < DK_MAXLEN; i++)
