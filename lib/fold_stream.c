@@ -601,6 +601,15 @@ static FS_INLINE uint32_t fs_composed_fold(const struct fstream *fs,
 	return (uint32_t)((int32_t)cp + (int32_t)fold_cdelta[M_CFOLD(m)]);
 }
 
+/* A simple fold, or in NFKC_CF (C) a composed fold: the code point cp
+ * (lane value lv) folds to; 0 if neither. */
+static FS_INLINE uint32_t fs_one_fold(const struct fstream *fs, uint32_t cp,
+				      unsigned lv, const int C)
+{
+	uint32_t t = fs_simple_fold(fs, cp, lv);
+	return t || !C ? t : fs_composed_fold(fs, cp, lv);
+}
+
 /* The lane's own keys: in a composing form quiet at the form's level
  * (NFKC_CF's, 3, a constant there), in a decomposing form inert. */
 static FS_INLINE int fs_own(const struct fstream *fs, unsigned lv, const int C,
@@ -787,6 +796,17 @@ static FS_INLINE int fs_plain_mark(const struct fold_rec *r, unsigned compat,
 {
 	unsigned used = F_D | (compat ? F_K : 0) | (F ? F_F : 0);
 	return r->ccc && !(REC_FIELDS(r) & used);
+}
+
+/* Can the lane pass the mark of record r after the marks it counted
+ * (fs_marks_add): plain, not of a lower class than the last, and within
+ * a stream-safe run? */
+static FS_INLINE int fs_next_mark(const struct fstream *fs,
+				  const struct fold_rec *r, unsigned marks,
+				  const int F)
+{
+	return fs_plain_mark(r, fs->level > 1, F) && r->ccc >= (marks & 0xFF) &&
+	       (marks >> 8) < FOLD_SAFE_RUN;
 }
 
 /*
@@ -1137,7 +1157,7 @@ ascii_end:
 					opend = o - 2;
 					marks = 0;
 					continue;
-				} else if (F && (t = fs_simple_fold(fs, cp, lv)) -
+				} else if (F && (t = fs_one_fold(fs, cp, lv, C)) -
 							0x80u <
 						0x800u - 0x80u) {
 					opend = o;
@@ -1145,17 +1165,8 @@ ascii_end:
 					o[1] = (unsigned char)(0x80 | (t & 0x3F));
 					o += 2;
 					marks = 0;
-				} else if (F && C &&
-					   (t = fs_composed_fold(fs, cp, lv)) -
-							   0x80u <
-						   0x800u - 0x80u) {
-					/* pending, never held (see below) */
-					opend = o;
-					o[0] = (unsigned char)(0xC0 | t >> 6);
-					o[1] = (unsigned char)(0x80 | (t & 0x3F));
-					o += 2;
-					marks = 0;
-					t = 0;
+					if (!(lv & L_SFOLD))
+						t = 0; /* composed: never held */
 				} else if (lv & L_RID) {
 					unsigned char *q;
 					unsigned cc;
@@ -1164,10 +1175,7 @@ ascii_end:
 					    (r->af & (A_SPECIAL | A_DI)))
 						break;
 					if (r->ccc) {
-						if (!fs_plain_mark(r, fs->level > 1,
-								   F) ||
-						    r->ccc < (marks & 0xFF) ||
-						    (marks >> 8) >= FOLD_SAFE_RUN)
+						if (!fs_next_mark(fs, r, marks, F))
 							break;
 						if (C) {
 							/* the composite replaces
@@ -1255,16 +1263,8 @@ ascii_end:
 						p += 3;
 						continue;
 					}
-					hold = cp;
-					pend = p;
-					opend = o;
-					marks = 0;
-					fs_copy_to(o, p, 3);
-					p += 3;
-					o += 3;
-					continue;
-				}
-				if (!fs_own(fs, lv, C, F)) {
+					/* copied as the lane's own below */
+				} else if (!fs_own(fs, lv, C, F)) {
 					unsigned char *q;
 					unsigned cc;
 					if (!(lv & L_RID))
@@ -1282,10 +1282,7 @@ ascii_end:
 					if (C)
 						break;
 					if (r->ccc) {
-						if (!fs_plain_mark(r, fs->level > 1,
-								   F) ||
-						    r->ccc < (marks & 0xFF) ||
-						    (marks >> 8) >= FOLD_SAFE_RUN)
+						if (!fs_next_mark(fs, r, marks, F))
 							break;
 						/* its starter stays pending */
 						fs_copy_to(o, p, 3);
@@ -1420,9 +1417,7 @@ ascii_end:
 				p += len;
 				continue;
 			}
-			if (fs_plain_mark(r, fs->level > 1, F) &&
-			    r->ccc >= (marks & 0xFF) &&
-			    (marks >> 8) < FOLD_SAFE_RUN) {
+			if (fs_next_mark(fs, r, marks, F)) {
 				if (!C) {
 					fs_copy_to(o, p, len);
 					o += len;
