@@ -509,12 +509,15 @@ void print_header()
 		    "u8proc/s", "MB/s", "xICU", "xu8proc");
 }
 
-/* --check floors: about half of what a loaded 2-core machine measures
- * (mixed set, x ICU / x utf8proc: fold NFKC_CF 1.8 / 9.3, fold CF
- * 4.4 / 7.3, compare NFKC_CF 2.2 / 8.7, compare CF 4.6 / 8.1, differ
- * NFKC_CF 3.8 / 15, differ CF 9.8 / 17, hash NFKC_CF 1.8 / 8, hash CF
- * 4.1 / 6.4; ascii 1.4x tolower+memcmp), so noise passes and a hot path
- * made 2x slower (or any allocation) fails.  --scale multiplies them. */
+/* --check floors: about half of what a loaded 2-core machine measured
+ * when they were set (mixed set, x ICU / x utf8proc: fold NFKC_CF
+ * 1.8 / 9.3, fold CF 4.4 / 7.3, compare NFKC_CF 2.2 / 8.7, compare CF
+ * 4.6 / 8.1, differ NFKC_CF 3.8 / 15, differ CF 9.8 / 17, hash NFKC_CF
+ * 1.8 / 8, hash CF 4.1 / 6.4; ascii 1.4x tolower+memcmp; full runs now
+ * measure 2.0 / 10.3, 5.4-5.9 / 9.1-9.9, 2.5 / 10, 5.2-5.7 / 9.3-9.9,
+ * 4.2 / 17, 12 / 21, 2.0 / 8.8, 4.9 / 7.8-8.1), so noise passes and a hot
+ * path made 2x slower (or any allocation) fails.  --scale multiplies
+ * them. */
 struct Floor {
 	const char *op, *form;
 	double icu, u8p;
