@@ -23,22 +23,34 @@ long fold_utf8_check(const unsigned char *s, size_t n)
 	while (i < n) {
 		unsigned c = s[i];
 		if (c < 0x80) {
-			/* ASCII: eight at a time where a whole word is */
-			uint64_t w;
+			/* ASCII: eight at a time where a whole word is, up
+			 * to the first byte that is NUL or >= 0x80 (the
+			 * first flagged byte is exact: a false flag needs a
+			 * borrow from a real NUL below it) */
+			uint64_t w, m;
 			if (i + 8 <= n) {
 				memcpy(&w, s + i, 8);
-				if (!((w | ((w - LO8) & ~w)) & HI8)) {
+				m = (w | ((w - LO8) & ~w)) & HI8;
+				if (!m) {
 					i += 8;
 					continue;
 				}
+				i += (size_t)__builtin_ctzll(m) >> 3;
+				if (!s[i])
+					return (long)i;
+				continue;
 			}
 			if (c == 0)
 				return (long)i;
 			i++;
 		} else if (c - 0xC2u < 0x1Eu) {
-			if (i + 1 >= n || (s[i + 1] & 0xC0) != 0x80)
-				return (long)i;
-			i += 2;
+			/* a run of two-byte sequences (Latin, Greek,
+			 * Cyrillic...) in a loop of its own */
+			do {
+				if (i + 1 >= n || (s[i + 1] & 0xC0) != 0x80)
+					return (long)i;
+				i += 2;
+			} while (i < n && s[i] - 0xC2u < 0x1Eu);
 		} else if (c - 0xE0u < 0x10u) {
 			unsigned lo = c == 0xE0 ? 0xA0 : 0x80;
 			unsigned hi = c == 0xED ? 0x9F : 0xBF;
