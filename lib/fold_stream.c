@@ -798,15 +798,21 @@ static FS_INLINE int fs_plain_mark(const struct fold_rec *r, unsigned compat,
 	return r->ccc && !(REC_FIELDS(r) & used);
 }
 
-/* Can the lane pass the mark of record r after the marks it counted
- * (fs_marks_add): plain, not of a lower class than the last, and within
- * a stream-safe run? */
+/* May a mark of class ccc follow the marks the lane counted
+ * (fs_marks_add): not of a lower class than the last, and within a
+ * stream-safe run? */
+static FS_INLINE int fs_marks_fit(unsigned marks, unsigned ccc)
+{
+	return ccc >= (marks & 0xFF) && (marks >> 8) < FOLD_SAFE_RUN;
+}
+
+/* Can the lane pass the mark of record r after the marks it counted:
+ * plain, and fitting (fs_marks_fit)? */
 static FS_INLINE int fs_next_mark(const struct fstream *fs,
 				  const struct fold_rec *r, unsigned marks,
 				  const int F)
 {
-	return fs_plain_mark(r, fs->level > 1, F) && r->ccc >= (marks & 0xFF) &&
-	       (marks >> 8) < FOLD_SAFE_RUN;
+	return fs_plain_mark(r, fs->level > 1, F) && fs_marks_fit(marks, r->ccc);
 }
 
 /*
@@ -1041,8 +1047,7 @@ static FS_INLINE void fs_fast(struct fstream *fs, unsigned want, const int C,
 		if (o >= olim) {
 			/* enough: what is pending is final if what follows
 			 * cannot change it (the look-ahead is kept) */
-			if (C ? fs_next_final(fs, p, C, F) :
-				!marks || fs_next_final(fs, p, C, F)) {
+			if ((!C && !marks) || fs_next_final(fs, p, C, F)) {
 				pend = p;
 				opend = o;
 				marks = 0;
@@ -1453,8 +1458,7 @@ ascii_end:
 				/* or one plain mark (U+FF9E -> U+3099): as
 				 * if that mark were there */
 				mk = fs_compat_mark(fs, cp, r, &rm, F);
-				if (mk && rm->ccc >= (marks & 0xFF) &&
-				    (marks >> 8) < FOLD_SAFE_RUN) {
+				if (mk && fs_marks_fit(marks, rm->ccc)) {
 					if (!C) {
 						o = fs_utf8(o, mk);
 						p += len;
