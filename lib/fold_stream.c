@@ -819,11 +819,12 @@ static FS_INLINE int fs_next_mark(const struct fstream *fs,
  * Decomposing forms: the canonical decomposition of cp (record r, with a
  * D field, assigned, not special) if it is a chain of pairs down to a base
  * that needs no lookup beyond its lane value (ASCII, no record, a simple
- * fold) and its second elements are plain marks in canonical order:
- * written at o, folded if the form folds (as fs_decompose() and
- * fs_final() would).  Returns the end of what was written, with *cc the
- * number of marks << 8 | the class of the last one; NULL if the
- * decomposition is not that simple (nothing counts as written then).
+ * fold) and its second elements are plain marks in canonical order (or,
+ * folding, a last U+0345): written at o, folded if the form folds (as
+ * fs_decompose() and fs_final() would).  Returns the end of what was
+ * written, with *cc the number of marks << 8 | the class of the last one;
+ * NULL if the decomposition is not that simple (nothing counts as written
+ * then).
  */
 static FS_INLINE unsigned char *fs_lane_decompose(const struct fstream *fs,
 						  uint32_t cp,
@@ -835,7 +836,8 @@ static FS_INLINE unsigned char *fs_lane_decompose(const struct fstream *fs,
 	uint32_t x = cp, m = fs_field(r, 0);
 	unsigned n = 0, last = 0;
 	if (M_TYPE(m) == M_PAIR && M_PAIRIDX(m, cp) < FOLD_NDKEY) {
-		/* a two-byte composite: its key whole, if it is simple */
+		/* a composite below FOLD_DKEY_HI: its key whole, if it
+		 * is simple */
 		unsigned i = M_PAIRIDX(m, cp);
 		uint64_t k = fold_dkey[i];
 		if ((k & (F ? DK_FOLDS_SAME | DK_FOLD32 : DK_VALID)) &&
@@ -892,13 +894,26 @@ seconds:
 	*cc = n << 8;
 	while (n) {
 		/* a plain mark if it has a class (it has no
-		 * decomposition) and, if the form folds, no fold */
+		 * decomposition) and, if the form folds, no fold but
+		 * U+0345's */
 		unsigned i = stack[--n], si = fold_sec_info[i];
-		if (S_AGE(si) > fs->age || !S_CCC(si) || S_CCC(si) < last ||
-		    (F && (si & S_FOLDS)))
+		unsigned cls = S_CCC(si);
+		uint32_t c = fold_seconds[i];
+		if (S_AGE(si) > fs->age || !cls || cls < last)
 			return NULL;
-		last = S_CCC(si);
-		o = fs_utf8(o, fold_seconds[i]);
+		if (F && (si & S_FOLDS)) {
+			/* U+0345 (iota subscript, the last mark of Greek
+			 * Extended composites) folds to U+03B9 in its
+			 * place; counted with its own class 240, above
+			 * every plain mark's, so that any mark after it
+			 * goes to the general path, which orders the fold
+			 * as fs_final() says (a starter in kernel order) */
+			if (c != YPOGEGRAMMENI)
+				return NULL;
+			c = 0x3B9;
+		}
+		last = cls;
+		o = fs_utf8(o, c);
 	}
 	*cc |= last;
 	return o;

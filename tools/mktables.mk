@@ -8,7 +8,8 @@ MKTABLES := $(BUILD)/mktables
 MKTABLES_SRCS := tools/mktables.c tools/mktables_check.c tools/mktables_emit.c
 MKTABLES_OBJS := $(MKTABLES_SRCS:tools/%.c=$(BUILD)/obj/tools/%.o)
 
-$(MKTABLES_OBJS): $(BUILD)/obj/tools/%.o: tools/%.c tools/mktables.h | $(BUILD)/obj/tools/
+$(MKTABLES_OBJS): $(BUILD)/obj/tools/%.o: tools/%.c tools/mktables.h \
+		  lib/fold_data.h | $(BUILD)/obj/tools/
 	$(CC) $(CFLAGS_BASE) -Itools -c -o $@ $<
 
 $(MKTABLES): $(MKTABLES_OBJS)

@@ -380,7 +380,8 @@ static void build_pairs(void)
 	}
 }
 
-/* The keys of the two-byte composites in the decomposing forms, whole
+/* The keys of the composites below FOLD_DKEY_HI in the decomposing forms,
+ * whole
  * (fold_dkey[], fold_data.h).  An entry is left 0 (the lane walks the
  * pairs) unless the key is a starter that does not decompose followed by
  * marks in canonical order, in at most DK_MAXLEN bytes. */
@@ -439,13 +440,13 @@ static void build_dkeys(void)
 {
 	uint32_t cp;
 	unsigned n = 0;
-	for (cp = 0; cp < FOLD_DIRECT; cp++)
+	for (cp = 0; cp < FOLD_DKEY_HI; cp++)
 		if (pair_of_cp[cp])
 			n = pair_of_cp[cp]; /* pairs are in composite order */
 	if (n != FOLD_NDKEY)
 		die("FOLD_NDKEY should be %u, the pairs below U+%04X", n,
-		    FOLD_DIRECT);
-	for (cp = 0; cp < FOLD_DIRECT; cp++)
+		    FOLD_DKEY_HI);
+	for (cp = 0; cp < FOLD_DKEY_HI; cp++)
 		if (pair_of_cp[cp])
 			dkey[pair_of_cp[cp] - 1] = dkey_of(cp);
 }
