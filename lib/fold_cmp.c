@@ -119,9 +119,7 @@ static int cmp_ascii(const unsigned char *a, size_t an,
 {
 	size_t n = an < bn ? an : bn, i = 0;
 	for (; i + 8 <= n; i += 8) {
-		uint64_t wa, wb;
-		memcpy(&wa, a + i, 8);
-		memcpy(&wb, b + i, 8);
+		uint64_t wa = fold_load8(a + i), wb = fold_load8(b + i);
 		if (not_ascii8(wa | wb) || not_ascii8(wa) || not_ascii8(wb))
 			return -2;
 		if (fold) {
@@ -129,7 +127,7 @@ static int cmp_ascii(const unsigned char *a, size_t an,
 			wb = lower8(wb);
 		}
 		if (wa != wb) {
-			/* first differing byte (little endian) */
+			/* first differing byte (fold_load8) */
 			unsigned k = (unsigned)__builtin_ctzll(wa ^ wb) >> 3;
 			unsigned ca = (unsigned)(wa >> (8 * k)) & 0xFF;
 			unsigned cb = (unsigned)(wb >> (8 * k)) & 0xFF;

@@ -7,6 +7,8 @@
 #include "fold.h"
 #include "fold_data.h"
 
+#include <string.h>
+
 /* Internal: keep out of the shared object's ABI. */
 #pragma GCC visibility push(hidden)
 
@@ -27,6 +29,29 @@ static inline int fold_ctx_ok(const struct fold_ctx *ctx)
 		return ctx->age == 0;
 	return ctx->charset == FOLD_CHARSET_UTF8 && ctx->age >= 1 &&
 	       ctx->age <= FOLD_NVERSIONS;
+}
+
+/* Eight bytes as a little-endian word, and back.  The word-at-a-time
+ * code numbers a word's bytes from its low end (ctz of a byte mask finds
+ * the first byte in memory), on every byte order. */
+static inline __attribute__((always_inline)) uint64_t
+fold_load8(const void *p)
+{
+	uint64_t w;
+	memcpy(&w, p, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	w = __builtin_bswap64(w);
+#endif
+	return w;
+}
+
+static inline __attribute__((always_inline)) void
+fold_store8(void *p, uint64_t w)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	w = __builtin_bswap64(w);
+#endif
+	memcpy(p, &w, 8);
 }
 
 #pragma GCC visibility pop

@@ -673,12 +673,11 @@ static FS_INLINE void fs_ascii(struct fstream *fs, unsigned room, const int C,
 		avail = room - 8;
 	/* length of the run: stop at a byte >= 0x80 or a NUL */
 	while (n + 8 <= avail) {
-		uint64_t w, m;
-		memcpy(&w, p + n, 8);
+		uint64_t w = fold_load8(p + n), m;
 		m = (w | ((w - 0x0101010101010101ull) & ~w)) &
 		    0x8080808080808080ull;
 		if (m) {
-			/* first flagged byte (little endian); a false NUL
+			/* first flagged byte (fold_load8); a false NUL
 			 * flag can only follow a real one */
 			n += (size_t)__builtin_ctzll(m) >> 3;
 			goto found;
@@ -852,7 +851,7 @@ static FS_INLINE unsigned char *fs_lane_decompose(const struct fstream *fs,
 				k = (k & ~0xFFFFull) | (0xC0 | b >> 6) |
 				    (uint64_t)(0x80 | (b & 0x3F)) << 8;
 			}
-			memcpy(o, &k, 8); /* out[] has room past the key */
+			fold_store8(o, k); /* out[] has room past the key */
 			*cc = DK_MARKS(k) << 8 |
 			      S_CCC(fold_sec_info[P_SECOND(fold_pairs[i])]);
 			return o + DK_LEN(k);
@@ -1080,11 +1079,11 @@ static FS_INLINE void fs_fast(struct fstream *fs, unsigned want, const int C,
 			const unsigned char *q = p;
 			uint64_t w, m;
 			while (e - p >= 8 && o < olim) {
-				memcpy(&w, p, 8);
+				w = fold_load8(p);
 				m = fs_special8(w);
 				if (F)
 					w = fs_lower8(w & 0x7F7F7F7F7F7F7F7Full);
-				memcpy(o, &w, 8); /* out[] has room past olim */
+				fold_store8(o, w); /* out[] has room past olim */
 				if (m) {
 					size_t k = (size_t)__builtin_ctzll(m) >> 3;
 					p += k;
@@ -1098,12 +1097,11 @@ static FS_INLINE void fs_fast(struct fstream *fs, unsigned want, const int C,
 				/* the last r < 8 bytes: the word ending
 				 * at e, shifted down (zeros above them) */
 				unsigned k = (unsigned)(e - p);
-				memcpy(&w, e - 8, 8);
-				w >>= 8 * (8 - k);
+				w = fold_load8(e - 8) >> 8 * (8 - k);
 				m = fs_special8(w) & ((1ull << (8 * k)) - 1);
 				if (F)
 					w = fs_lower8(w & 0x7F7F7F7F7F7F7F7Full);
-				memcpy(o, &w, 8);
+				fold_store8(o, w);
 				k = m ? (unsigned)__builtin_ctzll(m) >> 3 : k;
 				p += k;
 				o += k;

@@ -27,10 +27,9 @@ long fold_utf8_check(const unsigned char *s, size_t n)
 			 * to the first byte that is NUL or >= 0x80 (the
 			 * first flagged byte is exact: a false flag needs a
 			 * borrow from a real NUL below it) */
-			uint64_t w, m;
 			if (i + 8 <= n) {
-				memcpy(&w, s + i, 8);
-				m = (w | ((w - LO8) & ~w)) & HI8;
+				uint64_t w = fold_load8(s + i);
+				uint64_t m = (w | ((w - LO8) & ~w)) & HI8;
 				if (!m) {
 					i += 8;
 					continue;
