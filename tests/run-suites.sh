@@ -2,16 +2,23 @@
 # run-suites.sh SUITE... - run each "make check-SUITE", keep its log in
 # build/check-logs/, read its closing "N passed, N failed" line and print the
 # sum.  A suite that exits non-zero or prints no count line counts as one
-# failure, so a crashed or silent suite can never pass.
+# failure, so a crashed or silent suite can never pass.  A suite that runs
+# longer than SUITE_TIMEOUT seconds (default 1200; the slowest takes a few
+# minutes) is stopped and fails, so a hang cannot eat the CI budget.
 set -u
+limit=${SUITE_TIMEOUT:-1200}
 logs=${BUILD:-build}/check-logs
 mkdir -p "$logs"
 tp=0; tf=0; bad=""
 for s in "$@"; do
 	log="$logs/$s.log"
 	printf '=== %s\n' "$s"
-	${MAKE:-make} --no-print-directory -s "check-$s" >"$log" 2>&1
+	timeout --kill-after=30 "$limit" \
+		${MAKE:-make} --no-print-directory -s "check-$s" >"$log" 2>&1
 	rc=$?
+	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+		echo "$s: stopped after $limit s (SUITE_TIMEOUT)" >>"$log"
+	fi
 	line=$(grep -E '^([A-Za-z0-9_-]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
 	tail -n 15 "$log" | sed 's/^/    /'
 	if [ -z "$line" ]; then
