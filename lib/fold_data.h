@@ -116,13 +116,13 @@ struct fold_rec {
 /* fold_dkey[i]: for the fast lane, the whole key in the decomposing forms
  * of the composite of pair i, for the composites below FOLD_DKEY_HI (the
  * first FOLD_NDKEY pairs: Latin, Greek, Cyrillic, Vietnamese, Greek
- * Extended, kana with voicing marks): bytes 0-5 its canonical decomposition in UTF-8 (a
- * starter that does not decompose, then marks in canonical order),
- * zero-padded; then its length, the number of marks, the newest mark's
- * age and flags.  Folded, the key is the same (DK_FOLDS_SAME) but for
- * DK_ASCII_CAP, an ASCII capital first byte to be made small; or
- * (DK_FOLD32) its first code point, two bytes, is 32 more.  0 where
- * the key is anything else: the lane walks the pairs then.  The
+ * Extended, kana with voicing marks...): bytes 0-5 its canonical
+ * decomposition in UTF-8 (a starter that does not decompose, then marks in
+ * canonical order), zero-padded; then its length, the number of marks, the
+ * newest mark's age and flags.  Folded, the key is the same
+ * (DK_FOLDS_SAME) but for DK_ASCII_CAP, an ASCII capital first byte to be
+ * made small; or (DK_FOLD32) its first code point, two bytes, is 32 more.
+ * 0 where the key is anything else: the lane walks the pairs then.  The
  * composite's own age is the caller's to check. */
 #define FOLD_DKEY_HI 0x3100u
 #define FOLD_NDKEY 1118

@@ -14,6 +14,9 @@
 #define MAX_VERSIONS 40
 #define MAX_CORR 16
 #define MAX_EXC 256
+/* Size of Linux fs/unicode's utf8data table (12.1): our tables, all versions
+ * and forms, must stay below it. */
+#define KERNEL_UTF8DATA_BYTES 64256
 
 
 /* Mapping kinds K_D (canonical decomposition), K_KD (compatibility),

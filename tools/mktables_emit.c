@@ -381,10 +381,9 @@ static void build_pairs(void)
 }
 
 /* The keys of the composites below FOLD_DKEY_HI in the decomposing forms,
- * whole
- * (fold_dkey[], fold_data.h).  An entry is left 0 (the lane walks the
- * pairs) unless the key is a starter that does not decompose followed by
- * marks in canonical order, in at most DK_MAXLEN bytes. */
+ * whole (fold_dkey[], fold_data.h).  An entry is left 0 (the lane walks
+ * the pairs) unless the key is a starter that does not decompose followed
+ * by marks in canonical order, in at most DK_MAXLEN bytes. */
 static uint64_t dkey[FOLD_NDKEY];
 
 static uint64_t dkey_of(uint32_t cp)
@@ -1228,6 +1227,12 @@ void emit(const char *path)
 
 	fprintf(out, "\nconst size_t fold_tables_bytes =\n\t%s;\n",
 		sizeof_expr);
+	/* the size target: all versions and forms in less than the kernel's
+	 * one utf8data table (NFD-based forms, one version) */
+	if (total_bytes >= KERNEL_UTF8DATA_BYTES)
+		die("the tables take %zu bytes; the target is below the Linux "
+		    "kernel's utf8data table, %d bytes", total_bytes,
+		    KERNEL_UTF8DATA_BYTES);
 	if (fclose(out))
 		die("cannot write %s", tmppath);
 	if (rename(tmppath, path))
