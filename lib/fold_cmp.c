@@ -79,20 +79,10 @@ static int cmp_streams(struct fstream *x, unsigned xn, struct fstream *y,
 	return d;
 }
 
-#define HI8 0x8080808080808080ull
-#define LO8 0x0101010101010101ull
-
 /* Does the word hold a byte >= 0x80 or a NUL? */
 static inline int not_ascii8(uint64_t w)
 {
-	return ((w | ((w - LO8) & ~w)) & HI8) != 0;
-}
-
-static inline uint64_t lower8(uint64_t w)
-{
-	uint64_t up = (w + 0x3F3F3F3F3F3F3F3Full) &
-		      ~(w + 0x2525252525252525ull) & HI8;
-	return w | up >> 2;
+	return fold_special8(w) != 0;
 }
 
 /* Is s[0..n) ASCII without NUL? */
@@ -123,8 +113,8 @@ static int cmp_ascii(const unsigned char *a, size_t an,
 		if (not_ascii8(wa | wb) || not_ascii8(wa) || not_ascii8(wb))
 			return -2;
 		if (fold) {
-			wa = lower8(wa);
-			wb = lower8(wb);
+			wa = fold_lower8(wa);
+			wb = fold_lower8(wb);
 		}
 		if (wa != wb) {
 			/* first differing byte (fold_load8) */

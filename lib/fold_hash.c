@@ -65,6 +65,37 @@ static inline uint64_t tail_word(const unsigned char *p, unsigned k,
 	return t;
 }
 
+/* A name of ASCII without NUL has itself as its key under every charset,
+ * form and version, A-Z folded in the folding forms: hashed straight from
+ * the name, a word at a time.  Returns 0 with *h the state before the
+ * finalization and *tail its last word, or -1 (the state spoiled) at the
+ * first byte that is not ASCII or is NUL. */
+static int hash_ascii(struct sip *h, const unsigned char *p, size_t n,
+		      int fold, uint64_t *tail)
+{
+	size_t i = 0, k = n & 7;
+	uint64_t w;
+	for (; i + 8 <= n; i += 8) {
+		w = fold_load8(p + i);
+		if (fold_special8(w))
+			return -1;
+		sipword(h, fold ? fold_lower8(w) : w);
+	}
+	if (!k) {
+		w = 0;
+	} else if (n >= 8) {
+		/* the last k bytes, from the word that ends with them */
+		w = fold_load8(p + n - 8) >> (8 * (8 - k));
+	} else {
+		for (w = 0; i < n; i++)
+			w |= (uint64_t)p[i] << (8 * (i & 7));
+	}
+	if (fold_special8(w) & ((1ull << (8 * k)) - 1))
+		return -1;
+	*tail = fold ? fold_lower8(w) : w;
+	return 0;
+}
+
 uint64_t fold_hash(const struct fold_ctx *ctx, const struct fold_seed *seed,
 		   const char *s, size_t n)
 {
@@ -86,6 +117,13 @@ uint64_t fold_hash(const struct fold_ctx *ctx, const struct fold_seed *seed,
 	h.v3 = k1 ^ 0x7465646279746573ull;
 	start = h;
 
+	if (!hash_ascii(&h, (const unsigned char *)s, n,
+			fs_variant(ctx->form) & 1, &tail)) {
+		total = n;
+		goto finish;
+	}
+	h = start;
+	tail = 0;
 	k = fs_first(&fs, ctx, s, n, FS_OUTCAP, NULL);
 	if (fs.done) {
 		/* the whole key in one piece (names are short): hash it

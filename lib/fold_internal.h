@@ -54,5 +54,26 @@ fold_store8(void *p, uint64_t w)
 	memcpy(p, &w, 8);
 }
 
+/* The bytes of w that are >= 0x80 or NUL, flagged by their bit 7.  The
+ * first flagged byte is exact; flags above it may be false (a borrow
+ * from a real NUL below them). */
+static inline __attribute__((always_inline)) uint64_t
+fold_special8(uint64_t w)
+{
+	return (w | ((w - 0x0101010101010101ull) & ~w)) &
+	       0x8080808080808080ull;
+}
+
+/* ASCII lower case of 8 bytes < 0x80 at once: a byte is upper case if
+ * adding 0x3F carries into bit 7 (>= 'A') and adding 0x25 does not
+ * (<= 'Z'); no byte is >= 0x80, so no carry crosses bytes. */
+static inline __attribute__((always_inline)) uint64_t
+fold_lower8(uint64_t w)
+{
+	uint64_t up = (w + 0x3F3F3F3F3F3F3F3Full) &
+		      ~(w + 0x2525252525252525ull) & 0x8080808080808080ull;
+	return w | up >> 2;
+}
+
 #pragma GCC visibility pop
 #endif

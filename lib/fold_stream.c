@@ -536,16 +536,6 @@ static FS_INLINE void fs_expand(struct fstream *fs, uint32_t x, unsigned rid,
 
 /* ---- fast lanes ---- */
 
-/* ASCII lower case of 8 ASCII bytes at once: a byte is upper case if
- * adding 0x3F carries into bit 7 (>= 'A') and adding 0x25 does not
- * (<= 'Z'); no byte is >= 0x80, so no carry crosses bytes. */
-static FS_INLINE uint64_t fs_lower8(uint64_t w)
-{
-	uint64_t up = (w + 0x3F3F3F3F3F3F3F3Full) &
-		      ~(w + 0x2525252525252525ull) & 0x8080808080808080ull;
-	return w | up >> 2;
-}
-
 /* In a decomposing form: a code point without data (lane value lv),
  * which no form changes, reorders or combines: record 0, except Hangul
  * syllables (decomposed by formula) and conjoining jamo (composed by
@@ -673,9 +663,7 @@ static FS_INLINE void fs_ascii(struct fstream *fs, unsigned room, const int C,
 		avail = room - 8;
 	/* length of the run: stop at a byte >= 0x80 or a NUL */
 	while (n + 8 <= avail) {
-		uint64_t w = fold_load8(p + n), m;
-		m = (w | ((w - 0x0101010101010101ull) & ~w)) &
-		    0x8080808080808080ull;
+		uint64_t w = fold_load8(p + n), m = fold_special8(w);
 		if (m) {
 			/* first flagged byte (fold_load8); a false NUL
 			 * flag can only follow a real one */
@@ -702,7 +690,7 @@ found:
 		uint64_t w;
 		memcpy(&w, p + i, 8);
 		if (F)
-			w = fs_lower8(w);
+			w = fold_lower8(w);
 		memcpy(o + i, &w, 8);
 	}
 	if (i < n && n >= 8) {
@@ -710,16 +698,16 @@ found:
 		uint64_t w;
 		memcpy(&w, p + n - 8, 8);
 		if (F)
-			w = fs_lower8(w);
+			w = fold_lower8(w);
 		memcpy(o + n - 8, &w, 8);
 	} else if (i < n && (size_t)(e - p) >= 8) {
 		/* a short run: one word, of which only n bytes count (the
-		 * bytes past the run may be >= 0x80: fs_lower8 leaves them
+		 * bytes past the run may be >= 0x80: fold_lower8 leaves them
 		 * alone or garbles them, and they are overwritten later) */
 		uint64_t w;
 		memcpy(&w, p, 8);
 		if (F)
-			w = fs_lower8(w & 0x7F7F7F7F7F7F7F7Full) |
+			w = fold_lower8(w & 0x7F7F7F7F7F7F7F7Full) |
 			    (w & 0x8080808080808080ull);
 		memcpy(o, &w, 8);
 	} else {
@@ -770,14 +758,6 @@ static FS_INLINE unsigned char *fs_utf8(unsigned char *o, uint32_t c)
 	o[2] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
 	o[3] = (unsigned char)(0x80 | (c & 0x3F));
 	return o + 4;
-}
-
-/* A byte of w that is >= 0x80 or NUL?  (The first flagged byte is
- * exact; flags above it may be false.) */
-static FS_INLINE uint64_t fs_special8(uint64_t w)
-{
-	return (w | ((w - 0x0101010101010101ull) & ~w)) &
-	       0x8080808080808080ull;
 }
 
 /* The lane's count of marks since the pending starter, packed with the
@@ -1080,9 +1060,9 @@ static FS_INLINE void fs_fast(struct fstream *fs, unsigned want, const int C,
 			uint64_t w, m;
 			while (e - p >= 8 && o < olim) {
 				w = fold_load8(p);
-				m = fs_special8(w);
+				m = fold_special8(w);
 				if (F)
-					w = fs_lower8(w & 0x7F7F7F7F7F7F7F7Full);
+					w = fold_lower8(w & 0x7F7F7F7F7F7F7F7Full);
 				fold_store8(o, w); /* out[] has room past olim */
 				if (m) {
 					size_t k = (size_t)__builtin_ctzll(m) >> 3;
@@ -1098,9 +1078,9 @@ static FS_INLINE void fs_fast(struct fstream *fs, unsigned want, const int C,
 				 * at e, shifted down (zeros above them) */
 				unsigned k = (unsigned)(e - p);
 				w = fold_load8(e - 8) >> 8 * (8 - k);
-				m = fs_special8(w) & ((1ull << (8 * k)) - 1);
+				m = fold_special8(w) & ((1ull << (8 * k)) - 1);
 				if (F)
-					w = fs_lower8(w & 0x7F7F7F7F7F7F7F7Full);
+					w = fold_lower8(w & 0x7F7F7F7F7F7F7F7Full);
 				fold_store8(o, w);
 				k = m ? (unsigned)__builtin_ctzll(m) >> 3 : k;
 				p += k;

@@ -13,10 +13,6 @@
 
 #include <string.h>
 
-/* Bytes with the high bit set, or zero bytes, in a word of 8. */
-#define HI8 0x8080808080808080ull
-#define LO8 0x0101010101010101ull
-
 long fold_utf8_check(const unsigned char *s, size_t n)
 {
 	size_t i = 0;
@@ -29,7 +25,7 @@ long fold_utf8_check(const unsigned char *s, size_t n)
 			 * borrow from a real NUL below it) */
 			if (i + 8 <= n) {
 				uint64_t w = fold_load8(s + i);
-				uint64_t m = (w | ((w - LO8) & ~w)) & HI8;
+				uint64_t m = fold_special8(w);
 				if (!m) {
 					i += 8;
 					continue;
