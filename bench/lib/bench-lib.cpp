@@ -514,10 +514,11 @@ void print_header()
  * 1.8 / 9.3, fold CF 4.4 / 7.3, compare NFKC_CF 2.2 / 8.7, compare CF
  * 4.6 / 8.1, differ NFKC_CF 3.8 / 15, differ CF 9.8 / 17, hash NFKC_CF
  * 1.8 / 8, hash CF 4.1 / 6.4; ascii 1.4x tolower+memcmp; full runs now
- * measure 2.0 / 10.3, 5.4-5.9 / 9.1-9.9, 2.5 / 10, 5.2-5.7 / 9.3-9.9,
- * 4.2 / 17, 12 / 21, 2.0 / 8.8, 4.9 / 7.8-8.1), so noise passes and a hot
- * path made 2x slower (or any allocation) fails.  --scale multiplies
- * them. */
+ * measure 2.0 / 10.3-10.5, 5.5-6.5 / 9.3-10.9, 2.7 / 10.7-10.8,
+ * 5.6-6.2 / 9.9-10.6, 4.2-4.3 / 17, 13 / 22-23, 1.85 / 8.9 and
+ * 5.2-5.3 / 8.7-8.9, the hash rows with the peers' SipHash as fast as
+ * libfold's), so noise passes and a hot path made 2x slower (or any
+ * allocation) fails.  --scale multiplies them. */
 struct Floor {
 	const char *op, *form;
 	double icu, u8p;
