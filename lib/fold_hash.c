@@ -42,14 +42,6 @@ static inline void sipword(struct sip *s, uint64_t m)
 	s->v0 ^= m;
 }
 
-static inline uint64_t le64(const unsigned char *p)
-{
-	return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 |
-	       (uint64_t)p[3] << 24 | (uint64_t)p[4] << 32 |
-	       (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 |
-	       (uint64_t)p[7] << 56;
-}
-
 /* The last k < 8 bytes of a piece, at p, as a little-endian word: one
  * load (the bytes after them masked off) when the buffer has 8 bytes of
  * room from p, else byte by byte. */
@@ -59,7 +51,7 @@ static inline uint64_t tail_word(const unsigned char *p, unsigned k,
 	uint64_t t = 0;
 	unsigned i;
 	if (room >= 8)
-		return le64(p) & ((1ull << (8 * k)) - 1);
+		return fold_load8(p) & ((1ull << (8 * k)) - 1);
 	for (i = 0; i < k; i++)
 		t |= (uint64_t)p[i] << (8 * i);
 	return t;
@@ -88,7 +80,7 @@ static int hash_ascii(struct sip *h, const unsigned char *p, size_t n,
 		w = fold_load8(p + n - 8) >> (8 * (8 - k));
 	} else {
 		for (w = 0; i < n; i++)
-			w |= (uint64_t)p[i] << (8 * (i & 7));
+			w |= (uint64_t)p[i] << (8 * i);
 	}
 	if (fold_special8(w) & ((1ull << (8 * k)) - 1))
 		return -1;
@@ -122,8 +114,7 @@ uint64_t fold_hash(const struct fold_ctx *ctx, const struct fold_seed *seed,
 		total = n;
 		goto finish;
 	}
-	h = start;
-	tail = 0;
+	h = start; /* tail is still 0: hash_ascii sets it only on success */
 	k = fs_first(&fs, ctx, s, n, FS_OUTCAP, NULL);
 	if (fs.done) {
 		/* the whole key in one piece (names are short): hash it
@@ -131,7 +122,7 @@ uint64_t fold_hash(const struct fold_ctx *ctx, const struct fold_seed *seed,
 		const unsigned char *p = fs.out;
 		total = k;
 		for (; k >= 8; k -= 8, p += 8)
-			sipword(&h, le64(p));
+			sipword(&h, fold_load8(p));
 		tail = tail_word(p, k, sizeof(fs.buf) - (size_t)(p - fs.out));
 		goto finish;
 	}
@@ -150,7 +141,7 @@ uint64_t fold_hash(const struct fold_ctx *ctx, const struct fold_seed *seed,
 				ntail = 0;
 			}
 			for (; k >= 8; k -= 8, p += 8)
-				sipword(&h, le64(p));
+				sipword(&h, fold_load8(p));
 			if (k) {
 				/* only left when the top-up above emptied
 				 * the partial word (ntail is 0) */

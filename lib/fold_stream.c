@@ -1112,10 +1112,10 @@ ascii_end:
 			 * keys, simple folds or (NFKC_CF) composed folds to
 			 * two-byte code points, in a loop of its own (Latin,
 			 * Greek, Cyrillic, Hebrew, Arabic...); pend, opend
-			 * follow the last starter.  Plain marks: decomposing forms copy
-			 * them, composing forms compose them with the held
-			 * starter; decomposing forms also take simple
-			 * decompositions here. */
+			 * follow the last starter.  Plain marks: decomposing
+			 * forms copy them, composing forms compose them with
+			 * the held starter; decomposing forms also take
+			 * simple decompositions here. */
 			const unsigned char *const p0 = p;
 			while (e - p >= 2 && p[0] - 0xC2u < 0x1Eu &&
 			       (p[1] & 0xC0) == 0x80 && o < olim) {
