@@ -13,13 +13,16 @@
  * workers are serving other callers at the same time.
  *
  * When the daemon is not root (a user mount) there is nobody else to be,
- * and when the caller is root there is nothing to change.
+ * and when the caller is root there is nothing to change.  The caller's
+ * umask is taken too when the kernel leaves it to us (POSIX ACLs).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <grp.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -51,6 +54,25 @@ int creds_init(void)
 	return 0;
 }
 
+/* With POSIX ACLs the kernel passes the caller's umask instead of
+ * applying it (main.c, op_init): the creating call must run with it, so
+ * that SOURCE's file system applies it, or a parent's default ACL instead,
+ * as it would for the caller.  umask belongs to the process's shared
+ * fs_struct unless a thread has its own: each worker thread takes a copy
+ * (unshare(CLONE_FS), once) before it first sets one. */
+static __thread int own_fs;
+
+static int caller_umask(mode_t mask)
+{
+	if (!own_fs) {
+		if (unshare(CLONE_FS) < 0)
+			return -errno;
+		own_fs = 1;
+	}
+	umask(mask & 0777);
+	return 0;
+}
+
 int creds_enter(fuse_req_t req, struct creds *c)
 {
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
@@ -58,6 +80,11 @@ int creds_enter(fuse_req_t req, struct creds *c)
 	int n;
 
 	c->switched = 0;
+	if (F.posix_acl) {
+		n = caller_umask(ctx->umask);
+		if (n)
+			return n;
+	}
 	if (!F.switch_creds || (ctx->uid == 0 && ctx->gid == 0))
 		return 0;
 	/* Supplementary groups: they decide whether the caller may write

@@ -63,6 +63,10 @@ struct foldfs {
 	int root_fd;		/* O_PATH of SOURCE */
 	dev_t root_dev;
 	int switch_creds;	/* daemon is root: create as the caller */
+	int defperm;		/* default_permissions in force */
+	/* the kernel enforces SOURCE's POSIX ACLs (FUSE_CAP_POSIX_ACL) and
+	 * leaves the caller's umask to us (FUSE_CAP_DONT_MASK) */
+	int posix_acl;
 	struct fuse_session *se;
 
 	/* 1 once the kernel accepted FUSE_NOTIFY_INC_EPOCH (and cache!=none):

@@ -118,8 +118,8 @@ static const char help_text[] =
 "Limits:\n"
 "  POSIX (fcntl) locks are kept by the kernel for the mount and do not exclude\n"
 "  users of SOURCE itself; flock() locks are passed through.  Under\n"
-"  default_permissions the kernel checks mode bits only: POSIX ACLs of SOURCE\n"
-"  are not enforced by the view.\n"
+"  default_permissions the kernel enforces mode bits and SOURCE's POSIX ACLs;\n"
+"  an ACL changed directly in SOURCE applies within `timeout` seconds.\n"
 "\n"
 "fstab:   SOURCE  MOUNTPOINT  fuse.foldfs  casefold,allow_other  0 0\n"
 "Unmount: fusermount3 -u MOUNTPOINT   (or umount MOUNTPOINT)\n";
@@ -641,6 +641,18 @@ void op_init(void *userdata, struct fuse_conn_info *conn)
 	 * must do it (by setattr) rather than leave it to us. */
 	conn->want &= ~(unsigned)(FUSE_CAP_WRITEBACK_CACHE |
 				  FUSE_CAP_HANDLE_KILLPRIV);
+	/* Under default_permissions the kernel checks permissions; with
+	 * POSIX_ACL it also reads SOURCE's ACLs (system.posix_acl_*, passed
+	 * through) and checks them, where it would otherwise check the mode
+	 * bits only.  It then must not apply the caller's umask itself (a
+	 * parent's default ACL overrides it): DONT_MASK, and creds.c gives
+	 * the creating thread the caller's umask, so that SOURCE's file
+	 * system applies it exactly as for the caller. */
+	if (F.defperm && (conn->capable & FUSE_CAP_POSIX_ACL) &&
+	    (conn->capable & FUSE_CAP_DONT_MASK)) {
+		conn->want |= FUSE_CAP_POSIX_ACL | FUSE_CAP_DONT_MASK;
+		F.posix_acl = 1;
+	}
 	conn->time_gran = 1;
 }
 
@@ -804,6 +816,7 @@ int main(int argc, char **argv)
 		fuse_opt_append(&o, "subtype=foldfs");
 	if (o.have_allow_other && geteuid() == 0 && !o.have_defperm)
 		fuse_opt_append(&o, "default_permissions");
+	F.defperm = o.have_defperm || (o.have_allow_other && geteuid() == 0);
 	if (fuse_opt_add_arg(&args, "-o") ||
 	    fuse_opt_add_arg(&args, o.fuse_opts))
 		die("out of memory");

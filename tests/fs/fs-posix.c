@@ -4,8 +4,9 @@
  * file beyond 4 GiB, directories, rename (with renameat2 NOREPLACE and
  * EXCHANGE), symlinks, link counts, chmod/chown, utimensat, FIFOs, xattrs,
  * fallocate, fsync, statfs, flock and fcntl/OFD locks, telldir/seekdir,
- * mmap, name length, O_TMPFILE (skipped when unsupported), and ownership
- * of files created by a non-root user under -o allow_other.
+ * mmap, name length, O_TMPFILE (skipped when unsupported), ownership
+ * of files created by a non-root user under -o allow_other, and SOURCE's
+ * POSIX ACLs (enforced, inherited, the umask applied as SOURCE would).
  */
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64
@@ -17,6 +18,7 @@
 #include <grp.h>
 #include <pwd.h>
 #include <linux/fs.h>
+#include <linux/posix_acl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,7 +51,9 @@ static const char help[] =
 	"    +F) and one plain directory, and runs the same POSIX checks in both;\n"
 	"    then mounts with -o allow_other and checks that files made by a\n"
 	"    non-root user (uid/gid 4321, via setresuid) belong to that user and\n"
-	"    group, and that permissions are enforced.  Must run as root.\n"
+	"    group, and that permissions are enforced, POSIX ACLs included (a\n"
+	"    default ACL inherited and the umask applied as SOURCE itself does).\n"
+	"    Must run as root.\n"
 	"\n"
 	"EXIT STATUS\n"
 	"    0 if every check passed, 1 otherwise; the last line is\n"
@@ -697,6 +701,225 @@ static void sec_allow_other(void)
 	}
 }
 
+/* ---- POSIX ACLs ---------------------------------------------------------- */
+
+/* An ACL entry, and the system.posix_acl_* value of a list of them: a
+ * little-endian version word, then tag, permissions and id per entry
+ * (sorted by tag, then id, as the kernel requires). */
+struct acl_ent {
+	unsigned tag, perm, id;
+};
+#define ACL_NOID 0xFFFFFFFFu
+
+static int set_acl(const char *path, const char *xname, const struct acl_ent *e, int n)
+{
+	unsigned char v[4 + 8 * 8];
+	size_t k = 0;
+	v[k++] = 2, v[k++] = 0, v[k++] = 0, v[k++] = 0;
+	for (int i = 0; i < n; i++) {
+		v[k++] = (unsigned char)e[i].tag, v[k++] = (unsigned char)(e[i].tag >> 8);
+		v[k++] = (unsigned char)e[i].perm, v[k++] = 0;
+		for (int b = 0; b < 32; b += 8)
+			v[k++] = (unsigned char)(e[i].id >> b);
+	}
+	return setxattr(path, xname, v, k, 0);
+}
+
+/* The same xattr read through the view and in SOURCE: equal bytes? */
+static int same_xattr(const char *a, const char *b, const char *xname)
+{
+	char va[512], vb[512];
+	ssize_t na = getxattr(a, xname, va, sizeof va), nb = getxattr(b, xname, vb, sizeof vb);
+	return na > 0 && na == nb && !memcmp(va, vb, (size_t)na);
+}
+
+/* creat with mode 0666, as most programs create files */
+static int creat666(const char *path)
+{
+	int fd = open(path, O_CREAT | O_EXCL | O_WRONLY, 0666);
+	return fd < 0 ? -1 : close(fd);
+}
+
+static mode_t mode_of(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) ? (mode_t)-1 : st.st_mode & 07777;
+}
+
+/* As TUID: ACLs decide, not the mode bits; a new object takes the parent's
+ * default ACL and ignores the umask there, as it would in SOURCE itself. */
+static void acl_user_checks(const char *mnt, const char *src)
+{
+	char buf[16];
+	int fd;
+	CHECK_ERR(open(t_path(mnt, "denied.TXT"), O_RDONLY), EACCES,
+		  "user: ACL entry user:%d:--- denies a file that is 0644", TUID);
+	fd = open(t_path(mnt, "GRANTED.txt"), O_RDONLY);
+	CHECK(fd >= 0 && read(fd, buf, sizeof buf) == 1 && buf[0] == 'g',
+	      "user: ACL entry user:%d:r-- grants reading a file that is 0640 root:root (%s)",
+	      TUID, fd < 0 ? strerror(errno) : "ok");
+	if (fd >= 0)
+		close(fd);
+	CHECK_ERR(open(t_path(mnt, "granted.TXT"), O_WRONLY), EACCES,
+		  "user: but not writing it (the entry is r--)");
+
+	/* Under a default ACL the umask is not applied: 0666 -> 0660. */
+	umask(077);
+	CHECK_OK(creat666(t_path(mnt, "SHARED/ViewFile")),
+		 "user: create a file in the directory with a default ACL (umask 077)");
+	CHECK_OK(creat666(t_path(src, "Shared/NativeFile")),
+		 "user: the same directly in SOURCE");
+	mode_t v = mode_of(t_path(mnt, "shared/viewfile")), n = mode_of(t_path(src, "Shared/NativeFile"));
+	CHECK(v == 0660 && v == n, "user: its mode is %04o, as in SOURCE (%04o; want 0660)",
+	      (unsigned)v, (unsigned)n);
+	CHECK(same_xattr(t_path(mnt, "Shared/ViewFile"), t_path(src, "Shared/NativeFile"),
+			 "system.posix_acl_access"),
+	      "user: it inherited the same access ACL");
+	CHECK_OK(mkdir(t_path(mnt, "shared/ViewDir"), 0777), "user: mkdir in it");
+	CHECK_OK(mkdir(t_path(src, "Shared/NativeDir"), 0777), "user: the same in SOURCE");
+	v = mode_of(t_path(mnt, "Shared/VIEWDIR")), n = mode_of(t_path(src, "Shared/NativeDir"));
+	CHECK(v == 0770 && v == n, "user: the directory's mode is %04o, as in SOURCE (%04o; want 0770)",
+	      (unsigned)v, (unsigned)n);
+	CHECK(same_xattr(t_path(mnt, "Shared/ViewDir"), t_path(src, "Shared/NativeDir"),
+			 "system.posix_acl_default"),
+	      "user: and the same default ACL");
+
+	/* Without a default ACL the caller's umask is applied. */
+	umask(027);
+	CHECK_OK(creat666(t_path(mnt, "Pub/umasked")),
+		 "user: create a file where no default ACL applies (umask 027)");
+	v = mode_of(t_path(mnt, "pub/UMASKED"));
+	CHECK(v == 0640, "user: its mode is %04o (want 0640)", (unsigned)v);
+	CHECK_OK(mkdir(t_path(mnt, "pub/umaskdir"), 0777), "user: mkdir there");
+	v = mode_of(t_path(mnt, "pub/UMASKDIR"));
+	CHECK(v == 0750, "user: its mode is %04o (want 0750)", (unsigned)v);
+}
+
+static void sec_acl(void)
+{
+	t_section("POSIX ACLs of SOURCE under default_permissions (allow_other)");
+	const char *src = t_newdir("src-acl");
+	struct t_mount m = {0};
+	const struct acl_ent deny[] = {
+		{ACL_USER_OBJ, 6, ACL_NOID}, {ACL_USER, 0, TUID}, {ACL_GROUP_OBJ, 4, ACL_NOID},
+		{ACL_MASK, 4, ACL_NOID},     {ACL_OTHER, 4, ACL_NOID},
+	};
+	const struct acl_ent grant[] = {
+		{ACL_USER_OBJ, 6, ACL_NOID}, {ACL_USER, 4, TUID}, {ACL_GROUP_OBJ, 0, ACL_NOID},
+		{ACL_MASK, 4, ACL_NOID},     {ACL_OTHER, 0, ACL_NOID},
+	};
+	const struct acl_ent shared[] = {
+		{ACL_USER_OBJ, 7, ACL_NOID}, {ACL_USER, 7, TUID}, {ACL_GROUP_OBJ, 5, ACL_NOID},
+		{ACL_MASK, 7, ACL_NOID},     {ACL_OTHER, 0, ACL_NOID},
+	};
+	if (!src || t_mount(&m, src, "casefold,allow_other"))
+		return;
+	CHECK_OK(t_write_file(t_path(m.mnt, "Denied.txt"), "d"), "create Denied.txt (0644)");
+	if (set_acl(t_path(m.mnt, "DENIED.txt"), "system.posix_acl_access", deny, 5) != 0 &&
+	    (errno == EOPNOTSUPP || errno == ENOTSUP)) {
+		t_skip("SOURCE's file system has no POSIX ACLs (%s)", m.src);
+		t_umount(&m);
+		return;
+	}
+	CHECK(same_xattr(t_path(m.mnt, "denied.txt"), t_path(m.src, "Denied.txt"),
+			 "system.posix_acl_access"),
+	      "an ACL set through the view is SOURCE's, byte for byte");
+	CHECK_OK(t_write_file(t_path(m.mnt, "Granted.txt"), "g"), "create Granted.txt");
+	CHECK_OK(chmod(t_path(m.mnt, "Granted.txt"), 0600), "chmod 0600 Granted.txt");
+	CHECK_OK(set_acl(t_path(m.mnt, "granted.txt"), "system.posix_acl_access", grant, 5),
+		 "setfacl u:%d:r-- Granted.txt", TUID);
+	CHECK(mode_of(t_path(m.mnt, "GRANTED.TXT")) == 0640,
+	      "the view shows the mode SOURCE made of the ACL (%04o, want 0640)",
+	      (unsigned)mode_of(t_path(m.mnt, "GRANTED.TXT")));
+	CHECK_OK(mkdir(t_path(m.mnt, "Shared"), 0755), "mkdir Shared");
+	CHECK_OK(set_acl(t_path(m.mnt, "Shared"), "system.posix_acl_access", shared, 5),
+		 "setfacl u:%d:rwx Shared", TUID);
+	CHECK_OK(set_acl(t_path(m.mnt, "Shared"), "system.posix_acl_default", shared, 5),
+		 "setfacl -d u:%d:rwx,o::--- Shared", TUID);
+	CHECK_OK(mkdir(t_path(m.mnt, "Pub"), 0755), "mkdir Pub");
+	CHECK_OK(chmod(t_path(m.mnt, "Pub"), 01777), "chmod 1777 Pub");
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (become_user()) {
+			CHECK(0, "setresuid to %d: %s", TUID, strerror(errno));
+			_exit(1);
+		}
+		acl_user_checks(m.mnt, m.src);
+		_exit(0);
+	}
+	int st;
+	CHECK(pid > 0 && wait_bounded(pid, &st, 60) == 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "non-root child finished");
+
+	/* Two callers with different umasks at the same time: each creation
+	 * gets its own caller's (the daemon's worker threads must not share
+	 * one umask). */
+	pid_t kid[2];
+	for (int k = 0; k < 2; k++) {
+		fflush(stdout);
+		kid[k] = fork();
+		if (kid[k] == 0) {
+			char dir[32];
+			int bad = 0;
+			if (become_user())
+				_exit(2);
+			umask(k ? 077 : 0);
+			/* apart: creations in one directory are serialized */
+			snprintf(dir, sizeof dir, "Pub/race-%d", k);
+			if (mkdir(t_path(m.mnt, dir), 0777))
+				_exit(3);
+			for (int i = 0; i < 400 && !bad; i++) {
+				char rel[80];
+				snprintf(rel, sizeof rel, "%s/%d", dir, i);
+				bad = creat666(t_path(m.mnt, rel)) != 0 ||
+				      mode_of(t_path(m.mnt, rel)) != (k ? 0600 : 0666);
+			}
+			_exit(bad);
+		}
+	}
+	for (int k = 0; k < 2; k++)
+		CHECK(kid[k] > 0 && wait_bounded(kid[k], &st, 120) == 0 && WIFEXITED(st) &&
+			      WEXITSTATUS(st) == 0,
+		      "user, umask %s: 400 files created at the same time as another "
+		      "user's all have mode %s",
+		      k ? "077" : "000", k ? "0600" : "0666");
+
+	/* A change through the view takes effect at once (the kernel's cached
+	 * ACL is replaced). */
+	CHECK_OK(set_acl(t_path(m.mnt, "Denied.txt"), "system.posix_acl_access", grant, 5),
+		 "setfacl u:%d:r-- Denied.txt", TUID);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		if (become_user())
+			_exit(1);
+		CHECK(t_file_is(t_path(m.mnt, "DENIED.TXT"), "d"),
+		      "user: reads Denied.txt at once after the ACL changed");
+		_exit(0);
+	}
+	CHECK(pid > 0 && wait_bounded(pid, &st, 60) == 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "non-root child finished");
+
+	/* One changed directly in SOURCE applies once the attribute timeout
+	 * (1 s by default) has passed. */
+	CHECK_OK(set_acl(t_path(m.src, "Granted.txt"), "system.posix_acl_access", deny, 5),
+		 "SOURCE: setfacl u:%d:--- Granted.txt", TUID);
+	t_sleep_ms(1300);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		if (become_user())
+			_exit(1);
+		CHECK_ERR(open(t_path(m.mnt, "granted.txt"), O_RDONLY), EACCES,
+			  "user: refused Granted.txt after the timeout");
+		_exit(0);
+	}
+	CHECK(pid > 0 && wait_bounded(pid, &st, 60) == 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "non-root child finished");
+	t_umount(&m);
+}
+
 /* Run argv (as the current user), wait; its exit status, or -1. */
 static int run_wait(const char *const argv[])
 {
@@ -848,6 +1071,7 @@ int main(int argc, char **argv)
 		t_umount(&m);
 	}
 	sec_allow_other();
+	sec_acl();
 	sec_user_mount();
 	return t_finish();
 }
