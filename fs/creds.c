@@ -62,13 +62,21 @@ int creds_init(void)
  * (unshare(CLONE_FS), once) before it first sets one. */
 static __thread int own_fs;
 
-static int caller_umask(mode_t mask)
+int creds_own_fs(void)
 {
 	if (!own_fs) {
 		if (unshare(CLONE_FS) < 0)
 			return -errno;
 		own_fs = 1;
 	}
+	return 0;
+}
+
+static int caller_umask(mode_t mask)
+{
+	int r = creds_own_fs();
+	if (r)
+		return r;
 	umask(mask & 0777);
 	return 0;
 }

@@ -159,6 +159,8 @@ int creds_init(void);
  * thread; no-op when not root or the caller is root. */
 int creds_enter(fuse_req_t req, struct creds *c);
 void creds_leave(struct creds *c);
+/* Give the calling thread its own umask (fs_struct); 0 or -errno. */
+int creds_own_fs(void);
 
 /* ---- resolve.c ---------------------------------------------------------- */
 

@@ -650,8 +650,15 @@ void op_init(void *userdata, struct fuse_conn_info *conn)
 	 * system applies it exactly as for the caller. */
 	if (F.defperm && (conn->capable & FUSE_CAP_POSIX_ACL) &&
 	    (conn->capable & FUSE_CAP_DONT_MASK)) {
-		conn->want |= FUSE_CAP_POSIX_ACL | FUSE_CAP_DONT_MASK;
-		F.posix_acl = 1;
+		int r = creds_own_fs(); /* a seccomp filter may refuse it */
+		if (r == 0) {
+			conn->want |= FUSE_CAP_POSIX_ACL | FUSE_CAP_DONT_MASK;
+			F.posix_acl = 1;
+		} else {
+			fprintf(stderr, "foldfs: warning: unshare(CLONE_FS): %s; "
+					"POSIX ACLs of SOURCE not enforced\n",
+				strerror(-r));
+		}
 	}
 	conn->time_gran = 1;
 }
