@@ -4,21 +4,25 @@
 # otherwise prints the exact apt-get line and fails.
 #   build : compile libfold and the tools
 #   check : everything make check needs (tests, ICU/utf8proc peers, clang
-#           sanitizers and libFuzzer, FUSE, chattr/lsattr, UCD data)
+#           sanitizers and libFuzzer, FUSE, chattr/lsattr, UCD data, the
+#           s390x cross compiler and qemu for the big-endian suite)
 #   demo  : build + mount the demo view
+#   bigendian : tests/lib/check-bigendian.sh (s390x cross compiler, qemu)
 #   bench : check + what the benchmarks need
 #   all   : every package above
 set -eu
 profile=${1:-all}
 build="gcc make pkg-config libfuse3-dev"
-check="$build unicode-data libicu-dev libutf8proc-dev clang libclang-rt-14-dev g++ fuse3 e2fsprogs attr python3 bzip2"
+bigendian="gcc-s390x-linux-gnu libc6-dev-s390x-cross qemu-user unicode-data bzip2 python3"
+check="$build unicode-data libicu-dev libutf8proc-dev clang libclang-rt-14-dev g++ fuse3 e2fsprogs attr python3 bzip2 $bigendian"
 demo="$build fuse3 e2fsprogs attr"
 case "$profile" in
 build) want=$build ;;
 check) want=$check ;;
 demo) want=$demo ;;
+bigendian) want=$bigendian ;;
 bench | all) want="$check" ;;
-*) echo "deps.sh: unknown profile '$profile' (build|check|demo|bench|all)" >&2; exit 2 ;;
+*) echo "deps.sh: unknown profile '$profile' (build|check|demo|bigendian|bench|all)" >&2; exit 2 ;;
 esac
 missing=""
 for p in $want; do

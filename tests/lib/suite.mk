@@ -6,6 +6,9 @@
 #   check-lib-icu          differential against ICU 72 and utf8proc
 #   check-lib-lanes        fast lanes against the library without them
 #   check-lib-asan         the four above under clang ASan+UBSan (build-asan)
+#   check-lib-bigendian    lib-invalid, -lanes, -conformance and tools-norm
+#                          cross-built for s390x, run under qemu (sampled
+#                          unless BE_QUICK=0)
 #   check-lib-fuzz         short libFuzzer runs (fuzz/fuzz.mk)
 #   check-lib-ratio        loose speed ratios and zero allocations (bench/lib)
 #
@@ -106,6 +109,19 @@ CHECK_SUITES += lib-lanes
 .PHONY: check-lib-lanes
 check-lib-lanes: $(TEST_LIB_LANES)
 	$(TEST_LIB_LANES)
+
+# --- lib-bigendian ---------------------------------------------------------
+# libfold's word-at-a-time code byte-swaps on big-endian machines
+# (fold_load8/fold_store8), which no developer machine runs: the suites
+# cross-built for s390x (a big-endian Debian architecture) and run under
+# qemu-s390x by tests/lib/check-bigendian.sh, which installs its packages.
+# Sampled as lib-asan is (about 4 minutes); BE_QUICK=0 runs them whole
+# (13 to 16 minutes).
+BE_QUICK ?= 1
+CHECK_SUITES += lib-bigendian
+.PHONY: check-lib-bigendian
+check-lib-bigendian:
+	@QUICK=$(BE_QUICK) tests/lib/check-bigendian.sh build-s390x
 
 # --- lib-asan --------------------------------------------------------------
 # The four suites above, rebuilt from scratch (library included) with clang
