@@ -156,7 +156,8 @@ struct creds {
 };
 int creds_init(void);
 /* Become the caller (fsuid, fsgid, supplementary groups) for this
- * thread; no-op when not root or the caller is root. */
+ * thread; no-op when not root or the caller is root.  With POSIX ACLs
+ * (F.posix_acl) it also takes the caller's umask, always. */
 int creds_enter(fuse_req_t req, struct creds *c);
 void creds_leave(struct creds *c);
 /* Give the calling thread its own umask (fs_struct); 0 or -errno. */

@@ -821,9 +821,11 @@ int main(int argc, char **argv)
 	}
 	if (!o.have_subtype)
 		fuse_opt_append(&o, "subtype=foldfs");
-	if (o.have_allow_other && geteuid() == 0 && !o.have_defperm)
+	F.defperm = o.have_defperm;
+	if (o.have_allow_other && geteuid() == 0 && !F.defperm) {
 		fuse_opt_append(&o, "default_permissions");
-	F.defperm = o.have_defperm || (o.have_allow_other && geteuid() == 0);
+		F.defperm = 1;
+	}
 	if (fuse_opt_add_arg(&args, "-o") ||
 	    fuse_opt_add_arg(&args, o.fuse_opts))
 		die("out of memory");

@@ -618,8 +618,29 @@ static int become_user(void)
 	return 0;
 }
 
-static void as_user_checks(const char *mnt)
+/* Run fn(mnt, src) in a child process as TUID:TGID, and check that it
+ * finished (its checks count with the parent's). */
+static void run_as_user(void (*fn)(const char *mnt, const char *src), const char *mnt,
+			const char *src)
 {
+	int st;
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (become_user()) {
+			CHECK(0, "setresuid to %d: %s", TUID, strerror(errno));
+			_exit(1);
+		}
+		fn(mnt, src);
+		_exit(0);
+	}
+	CHECK(pid > 0 && wait_bounded(pid, &st, 60) == 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "non-root child finished");
+}
+
+static void as_user_checks(const char *mnt, const char *src)
+{
+	(void)src;
 	const char *pub = t_path(mnt, "pub");
 	CHECK_OK(t_write_file(t_path(pub, "userfile"), "mine"), "user: create pub/userfile");
 	CHECK_OK(mkdir(t_path(pub, "userdir"), 0755), "user: mkdir pub/userdir");
@@ -640,6 +661,14 @@ static void as_user_checks(const char *mnt)
 	CHECK_OK(stat(t_path(mnt, "rootfile"), &st), "user: can stat through the allow_other mount");
 }
 
+static void refused_without_allow_other(const char *mnt, const char *src)
+{
+	struct stat s;
+	(void)src;
+	CHECK_ERR(stat(t_path(mnt, "rootfile"), &s), EACCES,
+		  "without allow_other a non-root user is refused");
+}
+
 static void sec_allow_other(void)
 {
 	t_section("-o allow_other: ownership of files created by a non-root user");
@@ -654,19 +683,7 @@ static void sec_allow_other(void)
 	CHECK_OK(t_write_file(t_path(m.mnt, "secret"), "s"), "create secret");
 	CHECK_OK(chmod(t_path(m.mnt, "secret"), 0600), "chmod 0600 secret");
 	CHECK_OK(t_write_file(t_path(m.mnt, "pub/rootowned"), "r"), "create pub/rootowned");
-	fflush(stdout);
-	pid_t pid = fork();
-	if (pid == 0) {
-		if (become_user()) {
-			CHECK(0, "setresuid to %d: %s", TUID, strerror(errno));
-			_exit(1);
-		}
-		as_user_checks(m.mnt);
-		_exit(0);
-	}
-	int st;
-	waitpid(pid, &st, 0);
-	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "non-root child finished");
+	run_as_user(as_user_checks, m.mnt, NULL);
 	static const char *const made[] = {"userfile", "userdir", "userlink", "userfifo",
 					   "userdir/Nested"};
 	for (size_t i = 0; i < sizeof made / sizeof made[0]; i++) {
@@ -686,17 +703,7 @@ static void sec_allow_other(void)
 
 	/* Without allow_other the kernel keeps other users out entirely. */
 	if (t_mount(&m, src, "casefold") == 0) {
-		fflush(stdout);
-		pid = fork();
-		if (pid == 0) {
-			if (become_user())
-				_exit(1);
-			struct stat s;
-			CHECK_ERR(stat(t_path(m.mnt, "rootfile"), &s), EACCES,
-				  "without allow_other a non-root user is refused");
-			_exit(0);
-		}
-		waitpid(pid, &st, 0);
+		run_as_user(refused_without_allow_other, m.mnt, NULL);
 		t_umount(&m);
 	}
 }
@@ -795,6 +802,20 @@ static void acl_user_checks(const char *mnt, const char *src)
 	CHECK(v == 0750, "user: its mode is %04o (want 0750)", (unsigned)v);
 }
 
+static void reads_denied(const char *mnt, const char *src)
+{
+	(void)src;
+	CHECK(t_file_is(t_path(mnt, "DENIED.TXT"), "d"),
+	      "user: reads Denied.txt at once after the ACL changed");
+}
+
+static void refused_granted(const char *mnt, const char *src)
+{
+	(void)src;
+	CHECK_ERR(open(t_path(mnt, "granted.txt"), O_RDONLY), EACCES,
+		  "user: refused Granted.txt after the timeout");
+}
+
 static void sec_acl(void)
 {
 	t_section("POSIX ACLs of SOURCE under default_permissions (allow_other)");
@@ -838,24 +859,13 @@ static void sec_acl(void)
 		 "setfacl -d u:%d:rwx,o::--- Shared", TUID);
 	CHECK_OK(mkdir(t_path(m.mnt, "Pub"), 0755), "mkdir Pub");
 	CHECK_OK(chmod(t_path(m.mnt, "Pub"), 01777), "chmod 1777 Pub");
-	fflush(stdout);
-	pid_t pid = fork();
-	if (pid == 0) {
-		if (become_user()) {
-			CHECK(0, "setresuid to %d: %s", TUID, strerror(errno));
-			_exit(1);
-		}
-		acl_user_checks(m.mnt, m.src);
-		_exit(0);
-	}
-	int st;
-	CHECK(pid > 0 && wait_bounded(pid, &st, 60) == 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
-	      "non-root child finished");
+	run_as_user(acl_user_checks, m.mnt, m.src);
 
 	/* Two callers with different umasks at the same time: each creation
 	 * gets its own caller's (the daemon's worker threads must not share
 	 * one umask). */
 	pid_t kid[2];
+	int st;
 	for (int k = 0; k < 2; k++) {
 		fflush(stdout);
 		kid[k] = fork();
@@ -889,34 +899,14 @@ static void sec_acl(void)
 	 * ACL is replaced). */
 	CHECK_OK(set_acl(t_path(m.mnt, "Denied.txt"), "system.posix_acl_access", grant, 5),
 		 "setfacl u:%d:r-- Denied.txt", TUID);
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		if (become_user())
-			_exit(1);
-		CHECK(t_file_is(t_path(m.mnt, "DENIED.TXT"), "d"),
-		      "user: reads Denied.txt at once after the ACL changed");
-		_exit(0);
-	}
-	CHECK(pid > 0 && wait_bounded(pid, &st, 60) == 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
-	      "non-root child finished");
+	run_as_user(reads_denied, m.mnt, NULL);
 
 	/* One changed directly in SOURCE applies once the attribute timeout
 	 * (1 s by default) has passed. */
 	CHECK_OK(set_acl(t_path(m.src, "Granted.txt"), "system.posix_acl_access", deny, 5),
 		 "SOURCE: setfacl u:%d:--- Granted.txt", TUID);
 	t_sleep_ms(1300);
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		if (become_user())
-			_exit(1);
-		CHECK_ERR(open(t_path(m.mnt, "granted.txt"), O_RDONLY), EACCES,
-			  "user: refused Granted.txt after the timeout");
-		_exit(0);
-	}
-	CHECK(pid > 0 && wait_bounded(pid, &st, 60) == 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
-	      "non-root child finished");
+	run_as_user(refused_granted, m.mnt, NULL);
 	t_umount(&m);
 }
 
