@@ -173,6 +173,8 @@ static int cmp(const struct fold_ctx *ctx, const char *a, size_t an,
 	int d;
 	if (an == bn && (an == 0 || a == b || !memcmp(a, b, an)))
 		return 0;
+	if (FOLD_REFERENCE)
+		goto slow;
 	if (!cmp_ascii(ua, an, ub, bn, fold, &d))
 		return d;
 	if (ctx->charset == FOLD_CHARSET_UTF8) {
@@ -214,6 +216,7 @@ static int cmp(const struct fold_ctx *ctx, const char *a, size_t an,
 		yn = fs_first(&y, ctx, b, bn, FIRST_PIECE, NULL);
 		return cmp_streams(&x, xn, &y, yn, EQUAL) != 0;
 	}
+slow:
 	/* slow path: validity decided up front, whole names */
 	fs_init(&x, ctx, a, an, fold_check(ctx, a, an) < 0);
 	fs_init(&y, ctx, b, bn, fold_check(ctx, b, bn) < 0);

@@ -109,14 +109,14 @@ uint64_t fold_hash(const struct fold_ctx *ctx, const struct fold_seed *seed,
 	h.v3 = k1 ^ 0x7465646279746573ull;
 	start = h;
 
-	if (!hash_ascii(&h, (const unsigned char *)s, n,
+	if (!FOLD_REFERENCE && !hash_ascii(&h, (const unsigned char *)s, n,
 			fs_variant(ctx->form) & 1, &tail)) {
 		total = n;
 		goto finish;
 	}
 	h = start; /* tail is still 0: hash_ascii sets it only on success */
 	k = fs_first(&fs, ctx, s, n, FS_OUTCAP, NULL);
-	if (fs.done) {
+	if (fs.done && !FOLD_REFERENCE) {
 		/* the whole key in one piece (names are short): hash it
 		 * straight, without the piece-joining below */
 		const unsigned char *p = fs.out;

@@ -17,6 +17,16 @@
 long fold_utf8_check(const unsigned char *s, size_t n);
 /* Same, under ctx's charset. */
 long fold_check(const struct fold_ctx *ctx, const char *s, size_t n);
+/* 1 in the reference copy that test-lib-lanes checks the library against
+ * (built with -DFOLD_NO_LANES): every shortcut is off there -- the fast
+ * lanes, the word-at-a-time ASCII paths, the shared-prefix skip of
+ * fold_cmp -- so each name goes through the general path alone. */
+#ifdef FOLD_NO_LANES
+#define FOLD_REFERENCE 1
+#else
+#define FOLD_REFERENCE 0
+#endif
+
 #define FOLD_ALL_FLAGS \
 	(FOLD_STRICT | FOLD_COMPAT | FOLD_IGNORABLES | FOLD_KERNEL_ORDER)
 

@@ -1724,10 +1724,12 @@ static FS_INLINE unsigned fs_first_v(struct fstream *fs,
 				     const int C, const int F)
 {
 	const unsigned lim = FS_OUTCAP - FS_STEPMAX;
-	fs_fast(fs, want < lim ? want : lim, C, F);
-	if (fs->p == fs->end) {
-		fs->done = 1;
-		return fs->outn;
+	if (!FOLD_REFERENCE) {
+		fs_fast(fs, want < lim ? want : lim, C, F);
+		if (fs->p == fs->end) {
+			fs->done = 1;
+			return fs->outn;
+		}
 	}
 	fs_init_rest(fs, ctx, 1);
 	return fs_fill_variant(fs, want, FS_VARIANT(C, F));

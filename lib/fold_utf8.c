@@ -23,7 +23,7 @@ long fold_utf8_check(const unsigned char *s, size_t n)
 			 * to the first byte that is NUL or >= 0x80 (the
 			 * first flagged byte is exact: a false flag needs a
 			 * borrow from a real NUL below it) */
-			if (i + 8 <= n) {
+			if (!FOLD_REFERENCE && i + 8 <= n) {
 				uint64_t w = fold_load8(s + i);
 				uint64_t m = fold_special8(w);
 				if (!m) {
