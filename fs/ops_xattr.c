@@ -7,6 +7,12 @@
  * O_PATH descriptors do not support f*xattr(), so the calls go through
  * /proc/self/fd/N, which names the object itself (also a symlink: the
  * magic link is not followed further).
+ *
+ * POSIX ACLs are written as the caller (creds_enter): SOURCE's file
+ * system then clears the set-group-ID bit when a caller outside the
+ * file's group sets an access ACL, as it would without the view (the
+ * kernel asks the daemon to do that only through FUSE_SETXATTR_EXT,
+ * which libfuse 3.14 does not offer), and checks ownership itself.
  */
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64
@@ -22,6 +28,32 @@ static int ours(const char *name)
 	return !strncmp(name, FOLDFS_XATTR_PREFIX, strlen(FOLDFS_XATTR_PREFIX));
 }
 
+static int is_acl(const char *name)
+{
+	return !strcmp(name, "system.posix_acl_access") ||
+	       !strcmp(name, "system.posix_acl_default");
+}
+
+/* setxattr (value non-NULL) or removexattr of name on proc, as the caller
+ * for ACLs; 0 or an errno. */
+static int change_xattr(fuse_req_t req, const char *proc, const char *name,
+			const char *value, size_t size, int flags)
+{
+	struct creds c = {0};
+	int r;
+
+	if (is_acl(name)) {
+		r = creds_enter(req, &c);
+		if (r)
+			return -r;
+	}
+	r = value ? setxattr(proc, name, value, size, flags)
+		  : removexattr(proc, name);
+	r = r < 0 ? errno : 0;
+	creds_leave(&c);
+	return r;
+}
+
 void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 		 const char *value, size_t size, int flags)
 {
@@ -32,8 +64,8 @@ void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 		return;
 	}
 	node_procname(node_of(ino), proc);
-	fuse_reply_err(req, setxattr(proc, name, value, size, flags) < 0 ? errno
-									 : 0);
+	fuse_reply_err(req, change_xattr(req, proc, name, value ? value : "",
+					 size, flags));
 }
 
 void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
@@ -120,5 +152,5 @@ void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 		return;
 	}
 	node_procname(node_of(ino), proc);
-	fuse_reply_err(req, removexattr(proc, name) < 0 ? errno : 0);
+	fuse_reply_err(req, change_xattr(req, proc, name, NULL, 0, 0));
 }

@@ -800,6 +800,26 @@ static void acl_user_checks(const char *mnt, const char *src)
 	CHECK_OK(mkdir(t_path(mnt, "pub/umaskdir"), 0777), "user: mkdir there");
 	v = mode_of(t_path(mnt, "pub/UMASKDIR"));
 	CHECK(v == 0750, "user: its mode is %04o (want 0750)", (unsigned)v);
+
+	/* The owner sets an access ACL on a set-group-ID file of a group
+	 * the owner is not in: SOURCE clears the bit, through the view too. */
+	const struct acl_ent mine[] = {
+		{ACL_USER_OBJ, 7, ACL_NOID}, {ACL_USER, 5, TUID + 1}, {ACL_GROUP_OBJ, 5, ACL_NOID},
+		{ACL_MASK, 5, ACL_NOID},     {ACL_OTHER, 0, ACL_NOID},
+	};
+	CHECK_OK(set_acl(t_path(mnt, "PUB/SGID-VIEW"), "system.posix_acl_access", mine, 5),
+		 "user: setfacl on the set-group-ID file it owns (group root)");
+	CHECK_OK(set_acl(t_path(src, "Pub/Sgid-native"), "system.posix_acl_access", mine, 5),
+		 "user: the same directly in SOURCE");
+	v = mode_of(t_path(mnt, "pub/sgid-view")), n = mode_of(t_path(src, "Pub/Sgid-native"));
+	CHECK(v == n && !(v & S_ISGID),
+	      "user: the set-group-ID bit is cleared as in SOURCE (%04o, SOURCE %04o)",
+	      (unsigned)v, (unsigned)n);
+	CHECK(same_xattr(t_path(mnt, "Pub/Sgid-View"), t_path(src, "Pub/Sgid-native"),
+			 "system.posix_acl_access"),
+	      "user: and the ACL is the same");
+	CHECK_ERR(set_acl(t_path(mnt, "Granted.txt"), "system.posix_acl_access", mine, 5), EPERM,
+		  "user: setfacl on root's file is refused");
 }
 
 static void reads_denied(const char *mnt, const char *src)
@@ -859,6 +879,12 @@ static void sec_acl(void)
 		 "setfacl -d u:%d:rwx,o::--- Shared", TUID);
 	CHECK_OK(mkdir(t_path(m.mnt, "Pub"), 0755), "mkdir Pub");
 	CHECK_OK(chmod(t_path(m.mnt, "Pub"), 01777), "chmod 1777 Pub");
+	static const char *const sgid[] = {"Pub/Sgid-View", "Pub/Sgid-native"};
+	for (int i = 0; i < 2; i++)
+		CHECK(t_write_file(t_path(m.src, sgid[i]), "s") == 0 &&
+			      chown(t_path(m.src, sgid[i]), TUID, 0) == 0 &&
+			      chmod(t_path(m.src, sgid[i]), 02770) == 0,
+		      "SOURCE: %s, %d:root, mode 2770", sgid[i], TUID);
 	run_as_user(acl_user_checks, m.mnt, m.src);
 
 	/* Two callers with different umasks at the same time: each creation
