@@ -15,7 +15,8 @@
  *   watch.c      changes made directly in SOURCE (inotify / stamps)
  *   ops_entry.c  lookup, forget, attributes, namespace changes
  *   ops_file.c   open files: I/O, sync, allocation
- *   ops_flock.c  flock(), with waiters kept out of the worker pool
+ *   ops_lock.c   flock() and POSIX record locks passed through to SOURCE,
+ *                with waiters kept out of the worker pool
  *   ops_dir.c    directory handles and readdir(plus)
  *   ops_xattr.c  extended attributes (hiding user.foldfs.*)
  *   ioctl.c      chattr/lsattr: FS_IOC_{GET,SET}FLAGS, FS_IOC_FS{GET,SET}XATTR
@@ -316,6 +317,15 @@ void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 	      struct fuse_file_info *fi);
 void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
 		  off_t length, struct fuse_file_info *fi);
+void op_getlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
+	      struct flock *lock);
+void op_setlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
+	      struct flock *lock, int sleep);
+/* A process (lock_owner) closed a descriptor of n's file: its POSIX
+ * locks on it go.  A file handle fh of n is released: so do the OFD
+ * locks taken through it. */
+void locks_flush(struct node *n, uint64_t lock_owner);
+void locks_release(struct node *n, uint64_t fh);
 void op_flock(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 	      int op);
 void op_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,

@@ -116,10 +116,11 @@ static const char help_text[] =
 "  name).\n"
 "\n"
 "Limits:\n"
-"  POSIX (fcntl) locks are kept by the kernel for the mount and do not exclude\n"
-"  users of SOURCE itself; flock() locks are passed through.  Under\n"
-"  default_permissions the kernel enforces mode bits and SOURCE's POSIX ACLs;\n"
-"  an ACL changed directly in SOURCE applies within `timeout` seconds.\n"
+"  flock() and POSIX (fcntl, OFD) locks are passed through to SOURCE, so they\n"
+"  also exclude processes using SOURCE directly; an OFD lock is released\n"
+"  shortly after its last close() returns.  Under default_permissions the\n"
+"  kernel enforces mode bits and SOURCE's POSIX ACLs; an ACL changed directly\n"
+"  in SOURCE applies within `timeout` seconds.\n"
 "\n"
 "fstab:   SOURCE  MOUNTPOINT  fuse.foldfs  casefold,allow_other  0 0\n"
 "Unmount: fusermount3 -u MOUNTPOINT   (or umount MOUNTPOINT)\n";
@@ -617,6 +618,8 @@ const struct fuse_lowlevel_ops foldfs_ops = {
 	.ioctl = op_ioctl,
 	.fallocate = op_fallocate,
 	.flock = op_flock,
+	.getlk = op_getlk,
+	.setlk = op_setlk,
 	.lseek = op_lseek,
 	.copy_file_range = op_copy_file_range,
 };
@@ -630,6 +633,8 @@ void op_init(void *userdata, struct fuse_conn_info *conn)
 		conn->want |= FUSE_CAP_IOCTL_DIR;
 	if (conn->capable & FUSE_CAP_FLOCK_LOCKS)
 		conn->want |= FUSE_CAP_FLOCK_LOCKS;
+	if (conn->capable & FUSE_CAP_POSIX_LOCKS)
+		conn->want |= FUSE_CAP_POSIX_LOCKS;
 	if (conn->capable & FUSE_CAP_SPLICE_WRITE)
 		conn->want |= FUSE_CAP_SPLICE_WRITE | FUSE_CAP_SPLICE_MOVE;
 	if (conn->capable & FUSE_CAP_PARALLEL_DIROPS)
@@ -861,7 +866,7 @@ int main(int argc, char **argv)
 	} else {
 		/* libfuse's default of 10 workers is soon all busy when
 		 * SOURCE is slow (NFS) and many callers wait on it; a waiting
-		 * flock() never takes one (ops_flock.c). */
+		 * lock never takes one (ops_lock.c). */
 		struct fuse_loop_config *cfg = fuse_loop_cfg_create();
 		if (!cfg)
 			die("out of memory");

@@ -2,13 +2,8 @@
  * ops_file.c - open files: data moves between the kernel and SOURCE with
  * as little copying as libfuse allows (read replies spliced from the
  * backing fd, writes copied straight to it), plus sync, allocation,
- * seeking and copy_file_range, all on the backing descriptor (flock:
- * ops_flock.c).
- *
- * POSIX (fcntl) locks are not passed through: the kernel keeps them for
- * the mount itself, so they work between processes using the view but
- * not against processes using SOURCE directly.  flock() is passed
- * through, so it also excludes direct users of SOURCE.
+ * seeking and copy_file_range, all on the backing descriptor (locks:
+ * ops_lock.c, told here when a descriptor is closed and a file released).
  */
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64
@@ -73,9 +68,10 @@ void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	/* close() of a duplicate reports deferred write errors (NFS and
 	 * the like) without giving up our descriptor. */
-	int fd = dup((int)fi->fh);
+	int fd;
 
-	(void)ino;
+	locks_flush(node_of(ino), fi->lock_owner);
+	fd = dup((int)fi->fh);
 	if (fd < 0) {
 		fuse_reply_err(req, errno);
 		return;
@@ -85,7 +81,8 @@ void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 
 void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	(void)ino;
+	/* before the fd number can be reused by another open */
+	locks_release(node_of(ino), fi->fh);
 	close((int)fi->fh);
 	fuse_reply_err(req, 0);
 }

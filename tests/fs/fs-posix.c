@@ -3,10 +3,12 @@
  * plain directory of the same mount: file I/O, append, truncation, a sparse
  * file beyond 4 GiB, directories, rename (with renameat2 NOREPLACE and
  * EXCHANGE), symlinks, link counts, chmod/chown, utimensat, FIFOs, xattrs,
- * fallocate, fsync, statfs, flock and fcntl/OFD locks, telldir/seekdir,
- * mmap, name length, O_TMPFILE (skipped when unsupported), ownership
- * of files created by a non-root user under -o allow_other, and SOURCE's
- * POSIX ACLs (enforced, inherited, the umask applied as SOURCE would).
+ * fallocate, fsync, statfs, flock and fcntl/OFD locks (and their waiters),
+ * telldir/seekdir, mmap, name length, O_TMPFILE (skipped when
+ * unsupported); fcntl locks against processes using SOURCE directly;
+ * ownership of files created by a non-root user under -o allow_other, and
+ * SOURCE's POSIX ACLs (enforced, inherited, the umask applied as SOURCE
+ * would, the set-group-ID bit cleared as SOURCE does).
  */
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64
@@ -30,6 +32,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
 #include <time.h>
@@ -49,10 +52,12 @@ static const char help[] =
 	"DESCRIPTION\n"
 	"    Mounts a fresh SOURCE (no -o casefold), makes one folding (chattr\n"
 	"    +F) and one plain directory, and runs the same POSIX checks in both;\n"
-	"    then mounts with -o allow_other and checks that files made by a\n"
-	"    non-root user (uid/gid 4321, via setresuid) belong to that user and\n"
-	"    group, and that permissions are enforced, POSIX ACLs included (a\n"
-	"    default ACL inherited and the umask applied as SOURCE itself does).\n"
+	"    checks that fcntl locks taken through the view and directly in SOURCE\n"
+	"    exclude each other; then mounts with -o allow_other and checks that\n"
+	"    files made by a non-root user (uid/gid 4321, via setresuid) belong to\n"
+	"    that user and group, and that permissions are enforced, POSIX ACLs\n"
+	"    included (a default ACL inherited and the umask applied as SOURCE\n"
+	"    itself does).\n"
 	"    Must run as root.\n"
 	"\n"
 	"EXIT STATUS\n"
@@ -412,10 +417,28 @@ static void on_usr1(int sig)
 	(void)sig;
 }
 
-/* A child that opens f and waits for LOCK_EX; exit 0 when it got it,
- * 4 on EINTR (with a SIGUSR1 handler installed without SA_RESTART).
+/* The two kinds of lock a waiter can wait for: flock(LOCK_EX), or a POSIX
+ * write lock on the whole file (F_SETLKW). */
+enum { KIND_FLOCK, KIND_FCNTL };
+
+static int lock_whole(int fd, int kind, int wait)
+{
+	struct flock l = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+	if (kind == KIND_FLOCK)
+		return flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB));
+	return fcntl(fd, wait ? F_SETLKW : F_SETLK, &l);
+}
+
+static int unlock_whole(int fd, int kind)
+{
+	struct flock l = {.l_type = F_UNLCK, .l_whence = SEEK_SET};
+	return kind == KIND_FLOCK ? flock(fd, LOCK_UN) : fcntl(fd, F_SETLK, &l);
+}
+
+/* A child that opens f and waits for the lock (kind); exit 0 when it got
+ * it, 4 on EINTR (with a SIGUSR1 handler installed without SA_RESTART).
  * With catch_usr1, returns only once the handler is in place. */
-static pid_t flock_waiter(const char *f, int catch_usr1)
+static pid_t lock_waiter(const char *f, int kind, int catch_usr1)
 {
 	int pfd[2] = { -1, -1 };
 	pid_t pid;
@@ -437,36 +460,37 @@ static pid_t flock_waiter(const char *f, int catch_usr1)
 		int c = open(f, O_RDWR);
 		if (c < 0)
 			_exit(2);
-		if (flock(c, LOCK_EX) != 0)
+		if (lock_whole(c, kind, 1) != 0)
 			_exit(errno == EINTR ? 4 : 3);
-		flock(c, LOCK_UN);
+		unlock_whole(c, kind);
 		_exit(0);
 	}
 	if (catch_usr1) {
 		close(pfd[1]);
 		if (pid > 0 && read(pfd[0], &c, 1) != 1)
-			t_note("flock waiter %d did not report ready", (int)pid);
+			t_note("lock waiter %d did not report ready", (int)pid);
 		close(pfd[0]);
 	}
 	return pid;
 }
 
-/* Blocking flock() waiters must not take the daemon's workers: with the
- * lock held, many waiters, and still every other call is answered; the
- * waiters get the lock once it is released; a waiter can be interrupted
- * by a caught signal (EINTR) and killed. */
-static void t_flock_waiters(const char *d)
+/* Blocking flock() and F_SETLKW waiters must not take the daemon's
+ * workers: with the lock held, many waiters, and still every other call
+ * is answered; the waiters get the lock once it is released; a waiter can
+ * be interrupted by a caught signal (EINTR) and killed. */
+static void t_lock_waiters(const char *d, int kind)
 {
 	enum { NW = 16 };
-	const char *f = t_path(d, "flockq");
+	const char *what = kind == KIND_FLOCK ? "flock()" : "F_SETLKW";
+	const char *f = t_path(d, kind == KIND_FLOCK ? "flockq" : "fcntlq");
 	pid_t kids[NW], p;
 	int a, st, i, waiting = 0, got = 0;
 
 	t_write_file(f, "x");
 	a = open(f, O_RDWR);
-	CHECK_OK(flock(a, LOCK_EX), "[%s] flock LOCK_EX held by the parent", L);
+	CHECK_OK(lock_whole(a, kind, 0), "[%s] %s lock held by the parent", L, what);
 	for (i = 0; i < NW; i++)
-		kids[i] = flock_waiter(f, 0);
+		kids[i] = lock_waiter(f, kind, 0);
 	t_sleep_ms(300); /* let them reach the daemon */
 	fflush(stdout);
 	p = fork();
@@ -477,8 +501,8 @@ static void t_flock_waiters(const char *d)
 		_exit(stat(f, &sb) == 0 && n > 0 && fd >= 0 ? 0 : 1);
 	}
 	CHECK(wait_bounded(p, &st, 30) == 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
-	      "[%s] stat, open and readdir are answered while %d flock() waiters wait",
-	      L, NW);
+	      "[%s] stat, open and readdir are answered while %d %s waiters wait",
+	      L, NW, what);
 	if (p > 0 && waitpid(p, &st, WNOHANG) == 0) {
 		kill(p, SIGKILL);
 		waitpid(p, &st, 0);
@@ -487,7 +511,7 @@ static void t_flock_waiters(const char *d)
 		waiting += waitpid(kids[i], &st, WNOHANG) == 0;
 	CHECK(waiting == NW, "[%s] all %d waiters still wait while the lock is held (%d)",
 	      L, NW, waiting);
-	CHECK_OK(flock(a, LOCK_UN), "[%s] parent releases the lock", L);
+	CHECK_OK(unlock_whole(a, kind), "[%s] parent releases the lock", L);
 	for (i = 0; i < NW; i++)
 		got += wait_bounded(kids[i], &st, 60) == 0 && WIFEXITED(st) &&
 		       WEXITSTATUS(st) == 0;
@@ -502,8 +526,8 @@ static void t_flock_waiters(const char *d)
 	/* Interrupted by a caught signal: the kernel sends INTERRUPT, the
 	 * waiter answers EINTR.  The signal is repeated until the child is
 	 * gone, since the first may come before it reached flock(). */
-	CHECK_OK(flock(a, LOCK_EX), "[%s] parent locks again", L);
-	p = flock_waiter(f, 1);
+	CHECK_OK(lock_whole(a, kind, 0), "[%s] parent locks again", L);
+	p = lock_waiter(f, kind, 1);
 	double end = t_now() + 30;
 	int done = 0;
 	while (!done && t_now() < end) {
@@ -512,18 +536,18 @@ static void t_flock_waiters(const char *d)
 		done = waitpid(p, &st, WNOHANG) == p;
 	}
 	CHECK(done && WIFEXITED(st) && WEXITSTATUS(st) == 4,
-	      "[%s] a waiter interrupted by a caught signal gets EINTR (%s, status %d)", L,
-	      done ? "exited" : "still waiting", done ? st : -1);
+	      "[%s] a %s waiter interrupted by a caught signal gets EINTR (%s, status %d)",
+	      L, what, done ? "exited" : "still waiting", done ? st : -1);
 	if (!done) {
 		kill(p, SIGKILL);
 		waitpid(p, &st, 0);
 	}
-	p = flock_waiter(f, 0);
+	p = lock_waiter(f, kind, 0);
 	t_sleep_ms(200);
 	kill(p, SIGKILL);
 	CHECK(wait_bounded(p, &st, 30) == 0 && WIFSIGNALED(st),
-	      "[%s] a waiter killed with SIGKILL goes away while the lock is held", L);
-	CHECK_OK(flock(a, LOCK_UN), "[%s] unlock", L);
+	      "[%s] a %s waiter killed with SIGKILL goes away while the lock is held", L, what);
+	CHECK_OK(unlock_whole(a, kind), "[%s] unlock", L);
 	close(a);
 	CHECK_OK(unlink(f), "[%s] remove the lock file", L);
 }
@@ -604,7 +628,8 @@ static void posix_set(const char *d, const char *srcd, const char *label)
 	t_links(d);
 	t_attrs(d, srcd);
 	t_locks(d);
-	t_flock_waiters(d);
+	t_lock_waiters(d, KIND_FLOCK);
+	t_lock_waiters(d, KIND_FCNTL);
 	t_readdir(d);
 	t_tmpfile(d);
 }
@@ -936,6 +961,190 @@ static void sec_acl(void)
 	t_umount(&m);
 }
 
+/* ---- POSIX record locks reach SOURCE --------------------------------------- */
+
+/* In another process: open path and try F_SETLK (type, start, len).
+ * 0 granted, 1 refused (a conflict), 2 another error, -1 no answer. */
+static int other_lock(const char *path, short type, off_t start, off_t len)
+{
+	int st;
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct flock l = {.l_type = type, .l_whence = SEEK_SET, .l_start = start,
+				  .l_len = len};
+		int fd = open(path, O_RDWR);
+		if (fd < 0)
+			_exit(2);
+		if (fcntl(fd, F_SETLK, &l) == 0)
+			_exit(0);
+		_exit(errno == EAGAIN || errno == EACCES ? 1 : 2);
+	}
+	if (pid < 0 || wait_bounded(pid, &st, 30) != 0 || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+/* A process holding a POSIX write lock on [start, start+len) of path
+ * (opened directly); it lets go when *release is written to or closed. */
+static pid_t holder(const char *path, off_t start, off_t len, int *release)
+{
+	int ready[2], go[2];
+	char c;
+	if (pipe(ready) || pipe(go))
+		return -1;
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct flock l = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = start,
+				  .l_len = len};
+		close(ready[0]);
+		close(go[1]);
+		int fd = open(path, O_RDWR);
+		if (fd < 0 || fcntl(fd, F_SETLK, &l) != 0 || write(ready[1], "r", 1) != 1)
+			_exit(2);
+		if (read(go[0], &c, 1) == 1 && c == 'd')
+			t_sleep_ms(300); /* "release after a while" */
+		_exit(0);
+	}
+	close(ready[1]);
+	close(go[0]);
+	*release = go[1];
+	if (pid < 0 || read(ready[0], &c, 1) != 1) {
+		close(ready[0]);
+		return -1;
+	}
+	close(ready[0]);
+	return pid;
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/* fcntl locks taken through the view are SOURCE's: they exclude processes
+ * using SOURCE directly, and theirs exclude the view's; POSIX semantics
+ * (ranges split per owner, gone when the owner closes any descriptor of
+ * the file or exits) hold across both. */
+static void sec_source_locks(void)
+{
+	t_section("POSIX record locks reach SOURCE");
+	const char *src = t_newdir("src-locks");
+	struct t_mount m = {0};
+	struct flock l;
+	int st, rel;
+	pid_t h;
+	if (!src || t_mount(&m, src, "casefold"))
+		return;
+	const char *sf = t_path(m.src, "Data.bin");
+	char vf[4200], vf2[4200];
+	snprintf(vf, sizeof vf, "%s", t_path(m.mnt, "DATA.bin"));
+	snprintf(vf2, sizeof vf2, "%s", t_path(m.mnt, "data.BIN"));
+	CHECK_OK(t_write_file(t_path(m.mnt, "Data.bin"), "0123456789"), "create Data.bin");
+	int a = open(vf, O_RDWR);
+	l = (struct flock){.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 10};
+	CHECK_OK(fcntl(a, F_SETLK, &l), "view: F_SETLK write lock on bytes 0-9 (DATA.bin)");
+	CHECK(other_lock(sf, F_WRLCK, 5, 10) == 1,
+	      "a process using SOURCE directly is refused an overlapping lock");
+	CHECK(other_lock(sf, F_WRLCK, 20, 5) == 0, "but gets a disjoint range");
+	CHECK(other_lock(sf, F_RDLCK, 9, 1) == 1, "and no read lock inside it");
+	CHECK(other_lock(vf2, F_WRLCK, 5, 1) == 1,
+	      "another process through the view (data.BIN) is refused too");
+	l = (struct flock){.l_type = F_UNLCK, .l_whence = SEEK_SET, .l_start = 2, .l_len = 4};
+	CHECK_OK(fcntl(a, F_SETLK, &l), "view: unlock bytes 2-5 (the lock splits)");
+	CHECK(other_lock(sf, F_WRLCK, 2, 4) == 0 && other_lock(sf, F_WRLCK, 1, 1) == 1 &&
+		      other_lock(sf, F_WRLCK, 6, 1) == 1,
+	      "SOURCE: bytes 2-5 are free, 1 and 6 still locked");
+	int b = open(vf2, O_RDONLY);
+	CHECK(b >= 0 && close(b) == 0, "view: open and close another descriptor of the file");
+	CHECK(other_lock(sf, F_WRLCK, 0, 10) == 0,
+	      "closing any descriptor dropped the process's locks (POSIX), in SOURCE too");
+
+	/* The other way round: a lock held in SOURCE. */
+	h = holder(sf, 100, 100, &rel);
+	CHECK(h > 0, "SOURCE: another process holds bytes 100-199");
+	l = (struct flock){.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 150, .l_len = 1};
+	errno = 0;
+	int r = fcntl(a, F_SETLK, &l), e = errno;
+	CHECK(r == -1 && (e == EAGAIN || e == EACCES), "view: F_SETLK on byte 150 is refused (%s)",
+	      strerrorname_np(e));
+	l = (struct flock){.l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 150, .l_len = 1};
+	r = fcntl(a, F_GETLK, &l);
+	CHECK(r == 0 && l.l_type == F_WRLCK && l.l_pid == h && l.l_start == 100 && l.l_len == 100,
+	      "view: F_GETLK names SOURCE's holder (pid %d, want %d; bytes %lld+%lld)",
+	      (int)l.l_pid, (int)h, (long long)l.l_start, (long long)l.l_len);
+	alarm(30); /* a hang detector, not a timing claim */
+	CHECK(write(rel, "d", 1) == 1, "SOURCE: the holder lets go in 300 ms");
+	l = (struct flock){.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 150, .l_len = 1};
+	CHECK_OK(fcntl(a, F_SETLKW, &l), "view: F_SETLKW waits for it and gets the lock");
+	alarm(0);
+	close(rel);
+	CHECK(wait_bounded(h, &st, 30) == 0, "SOURCE: the holder exited");
+	CHECK(other_lock(sf, F_WRLCK, 150, 1) == 1, "now SOURCE is refused byte 150");
+
+	/* Interrupted while waiting for a SOURCE lock. */
+	h = holder(sf, 300, 10, &rel);
+	struct sigaction sa = {0}, old;
+	sa.sa_handler = on_alarm; /* no SA_RESTART */
+	sigaction(SIGALRM, &sa, &old);
+	struct itimerval it = {.it_value = {0, 200000}, .it_interval = {0, 200000}};
+	setitimer(ITIMER_REAL, &it, NULL);
+	l = (struct flock){.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 300, .l_len = 1};
+	errno = 0;
+	r = fcntl(a, F_SETLKW, &l);
+	e = errno;
+	it = (struct itimerval){0};
+	setitimer(ITIMER_REAL, &it, NULL);
+	sigaction(SIGALRM, &old, NULL);
+	CHECK(h > 0 && r == -1 && e == EINTR,
+	      "view: F_SETLKW on a lock held in SOURCE is interrupted by a signal (%s)",
+	      strerrorname_np(e));
+	close(rel);
+	wait_bounded(h, &st, 30);
+
+	/* A process that exits lets go of its locks. */
+	fflush(stdout);
+	pid_t k = fork();
+	if (k == 0) {
+		int c = open(vf2, O_RDWR);
+		struct flock x = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 400, .l_len = 10};
+		_exit(c >= 0 && fcntl(c, F_SETLK, &x) == 0 && other_lock(sf, F_WRLCK, 405, 1) == 1
+			      ? 0
+			      : 1);
+	}
+	CHECK(k > 0 && wait_bounded(k, &st, 30) == 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "view: a child locks bytes 400-409 (SOURCE refused meanwhile) and exits");
+	CHECK(other_lock(sf, F_WRLCK, 400, 10) == 0, "then SOURCE gets bytes 400-409");
+
+	/* OFD locks through the view: SOURCE's too, gone with the last close
+	 * (the release reaches the daemon shortly after close() returns). */
+	int c = open(vf, O_RDWR);
+	l = (struct flock){.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 500, .l_len = 10};
+	CHECK_OK(fcntl(c, F_OFD_SETLK, &l), "view: an OFD lock on bytes 500-509");
+	CHECK(other_lock(sf, F_WRLCK, 505, 1) == 1, "SOURCE is refused byte 505");
+	close(c);
+	int got = 0;
+	for (double end = t_now() + 10; !got && t_now() < end; t_sleep_ms(20))
+		got = other_lock(sf, F_WRLCK, 500, 10) == 0;
+	CHECK(got, "after the last close of its descriptor SOURCE gets bytes 500-509");
+
+	/* The owner's lock file description is read-write, so read and
+	 * write locks of one process mix and upgrade. */
+	int ro = open(vf2, O_RDONLY);
+	l = (struct flock){.l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 600, .l_len = 10};
+	CHECK_OK(fcntl(ro, F_SETLK, &l), "view: read lock on 600-609 through a read-only descriptor");
+	CHECK(other_lock(sf, F_RDLCK, 600, 10) == 0 && other_lock(sf, F_WRLCK, 600, 1) == 1,
+	      "SOURCE may share it but not write-lock it");
+	l = (struct flock){.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 600, .l_len = 10};
+	CHECK_OK(fcntl(a, F_SETLK, &l), "view: the same process upgrades it to a write lock");
+	CHECK(other_lock(sf, F_RDLCK, 600, 1) == 1, "now SOURCE cannot even read-lock it");
+	close(ro);
+	close(a);
+	CHECK(other_lock(sf, F_WRLCK, 0, 0) == 0, "all gone after close: SOURCE locks the whole file");
+	t_umount(&m);
+}
+
 /* Run argv (as the current user), wait; its exit status, or -1. */
 static int run_wait(const char *const argv[])
 {
@@ -1086,6 +1295,7 @@ int main(int argc, char **argv)
 		      "still two entries");
 		t_umount(&m);
 	}
+	sec_source_locks();
 	sec_allow_other();
 	sec_acl();
 	sec_user_mount();

@@ -1,0 +1,462 @@
+/*
+ * ops_lock.c - file locks through the view, passed through to SOURCE so
+ * that they also exclude processes using SOURCE directly (or another
+ * mount of it): flock() and POSIX record locks (fcntl F_SETLK and OFD
+ * locks), with waiters kept out of the worker pool.
+ *
+ * flock() goes to the file handle's backing descriptor.
+ *
+ * POSIX record locks belong to a lock owner (a process, or for OFD locks
+ * an open file description), which the kernel names by an opaque number
+ * (fi->lock_owner).  The daemon is one process, so its own POSIX locks
+ * would all have one owner; instead each owner gets an open file
+ * description of its own on the object (the owner's "lock fd") and its
+ * locks are OFD locks on that: they conflict with every other owner's,
+ * split and merge per owner as POSIX says, and conflict with ordinary
+ * POSIX and OFD locks that others take in SOURCE.  A process's locks go
+ * when it closes any descriptor of the file (FLUSH names the owner); an
+ * OFD owner's when its file is released (RELEASE; a process owner that
+ * used that file handle has flushed before, so what is left of it are OFD
+ * owners).  The lock fd is opened read-write when possible, so one
+ * description serves read and write locks (while it is open the file
+ * cannot be executed: ETXTBSY); else with the access the daemon has (an
+ * owner then cannot get the other kind: EBADF, as for a descriptor of
+ * the wrong mode).  F_GETLK reports the pid of a holder
+ * that took its lock through the view, or of a process holding a POSIX
+ * lock in SOURCE; an OFD lock taken in SOURCE is reported with pid 0.
+ *
+ * Waiting: a blocking flock() or F_SETLKW that cannot be granted at once
+ * may wait for as long as the holder likes; done in a worker of libfuse's
+ * pool it would take that worker with it, and a few such waiters -- any
+ * user can start them -- would leave no worker for anybody's stat().  So
+ * a worker only ever tries without waiting; a request that has to wait
+ * gets a small thread of its own, outside the pool, which retries with a
+ * growing pause (1 ms to 20 ms) until it is granted, fails, or the kernel
+ * interrupts the request (the caller caught a signal: EINTR).  Polling
+ * rather than a blocking call keeps the interruption free of races with
+ * signal delivery; a waiter costs one sleeping thread and no CPU to speak
+ * of.  Waiters are capped (MAX_WAITERS); beyond that a blocking request
+ * fails with ENOLCK rather than take a worker.
+ */
+#define _GNU_SOURCE
+#define _FILE_OFFSET_BITS 64
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/file.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "foldfs.h"
+
+#define MAX_WAITERS 4096
+#define WAITER_STACK (64 * 1024)
+
+/* ---- waiters ------------------------------------------------------------ */
+
+/* try(arg): 0 granted, EWOULDBLOCK/EAGAIN/EACCES not yet, else an errno;
+ * fin(arg) after the reply. */
+struct waiter {
+	fuse_req_t req;
+	int (*try)(void *arg);
+	void (*fin)(void *arg);
+	void *arg;
+	atomic_int interrupted;
+};
+
+static atomic_int nwaiters;
+
+/* Called by libfuse under the request's lock, never after our reply. */
+static void on_interrupt(fuse_req_t req, void *data)
+{
+	struct waiter *w = data;
+
+	(void)req;
+	atomic_store(&w->interrupted, 1);
+}
+
+static void *wait_for_lock(void *arg)
+{
+	struct waiter *w = arg;
+	long pause_ns = 1000000;
+	int err;
+
+	for (;;) {
+		err = w->try(w->arg);
+		if (err != EWOULDBLOCK && err != EAGAIN && err != EACCES &&
+		    err != EINTR)
+			break;
+		if (atomic_load(&w->interrupted) || fuse_req_interrupted(w->req)) {
+			err = EINTR;
+			break;
+		}
+		struct timespec ts = { 0, pause_ns };
+		nanosleep(&ts, NULL);
+		if (pause_ns < 20000000)
+			pause_ns *= 2;
+	}
+	fuse_reply_err(w->req, err);
+	w->fin(w->arg);
+	free(w);
+	atomic_fetch_sub(&nwaiters, 1);
+	return NULL;
+}
+
+/* Hand a request that has to wait to a thread of its own, which replies
+ * and calls fin(arg).  If that is not possible, reply ENOLCK and call
+ * fin(arg) here. */
+static void wait_apart(fuse_req_t req, int (*try)(void *), void (*fin)(void *),
+		       void *arg)
+{
+	struct waiter *w = NULL;
+	pthread_attr_t at;
+	pthread_t thr;
+	int r = -1;
+
+	if (atomic_fetch_add(&nwaiters, 1) < MAX_WAITERS)
+		w = malloc(sizeof *w);
+	if (w) {
+		w->req = req;
+		w->try = try;
+		w->fin = fin;
+		w->arg = arg;
+		atomic_init(&w->interrupted, 0);
+		/* Registered before the thread exists: it may reply (and so
+		 * end the registration) at once. */
+		fuse_req_interrupt_func(req, on_interrupt, w);
+		pthread_attr_init(&at);
+		pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+		pthread_attr_setstacksize(&at, WAITER_STACK);
+		r = pthread_create(&thr, &at, wait_for_lock, w);
+		pthread_attr_destroy(&at);
+	}
+	if (r != 0) {
+		/* No thread: answer from here (the interrupt registration
+		 * ends with the reply, before w goes). */
+		fuse_reply_err(req, ENOLCK);
+		free(w);
+		fin(arg);
+		atomic_fetch_sub(&nwaiters, 1);
+	}
+}
+
+/* ---- flock() ------------------------------------------------------------ */
+
+struct flock_wait {
+	int fd, op;
+};
+
+static int flock_try(void *arg)
+{
+	struct flock_wait *f = arg;
+
+	return flock(f->fd, f->op | LOCK_NB) == 0 ? 0 : errno;
+}
+
+void op_flock(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
+	      int op)
+{
+	int fd = (int)fi->fh;
+	struct flock_wait *f;
+
+	(void)ino;
+	if ((op & LOCK_NB) || (op & LOCK_UN)) {
+		fuse_reply_err(req, flock(fd, op) < 0 ? errno : 0);
+		return;
+	}
+	if (flock(fd, op | LOCK_NB) == 0) {
+		fuse_reply_err(req, 0);
+		return;
+	}
+	if (errno != EWOULDBLOCK) {
+		fuse_reply_err(req, errno);
+		return;
+	}
+	f = malloc(sizeof *f);
+	if (!f) {
+		fuse_reply_err(req, ENOLCK);
+		return;
+	}
+	f->fd = fd;
+	f->op = op;
+	wait_apart(req, flock_try, free, f);
+}
+
+/* ---- POSIX record locks ------------------------------------------------- */
+
+/* A lock owner's lock fd on one object.  In the table while the owner
+ * may hold locks; waiters hold references, so the fd outlives a FLUSH
+ * that comes while they wait (they then give up: "gone"). */
+struct owner {
+	struct owner *next;	/* hash chain */
+	struct node *node;
+	uint64_t owner;		/* fi->lock_owner */
+	uint64_t fh;		/* the file handle it first came through */
+	int fd;			/* its locks are OFD locks on this */
+	pid_t pid;		/* the process that locked last, for F_GETLK */
+	unsigned refs;		/* the table's and waiters' */
+	int gone;		/* out of the table */
+};
+
+#define NBUCKETS 256
+static struct owner *owners[NBUCKETS];
+static pthread_mutex_t owners_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static unsigned bucket(const struct node *n, uint64_t owner)
+{
+	uint64_t h = ((uint64_t)(uintptr_t)n ^ owner) * 0x9E3779B97F4A7C15ull;
+	return (unsigned)(h >> 56) % NBUCKETS;
+}
+
+/* Under owners_mu. */
+static struct owner *owner_find(const struct node *n, uint64_t owner)
+{
+	struct owner *o = owners[bucket(n, owner)];
+
+	while (o && !(o->node == n && o->owner == owner))
+		o = o->next;
+	return o;
+}
+
+/* Under owners_mu. */
+static void owner_put(struct owner *o)
+{
+	if (--o->refs)
+		return;
+	close(o->fd);
+	node_put(o->node);
+	free(o);
+}
+
+/* Under owners_mu: take o out of the table and drop its locks (closing
+ * its fd does, unless a waiter still uses it: then unlock all). */
+static void owner_unlink(struct owner *o)
+{
+	struct owner **pp = &owners[bucket(o->node, o->owner)];
+	struct flock all = { .l_type = F_UNLCK, .l_whence = SEEK_SET };
+
+	while (*pp != o)
+		pp = &(*pp)->next;
+	*pp = o->next;
+	o->gone = 1;
+	if (o->refs > 1)
+		fcntl(o->fd, F_OFD_SETLK, &all);
+	owner_put(o);
+}
+
+/* A description of n's object for an owner's locks: read-write if the
+ * daemon may, else read-only or write-only.  O_NONBLOCK: never wait for a
+ * lease holder.  -errno on failure. */
+static int lock_fd_open(struct node *n)
+{
+	static const int modes[] = { O_RDWR, O_RDONLY, O_WRONLY };
+	char proc[64];
+	int fd = -1;
+
+	node_procname(n, proc);
+	for (size_t i = 0; i < sizeof modes / sizeof modes[0] && fd < 0; i++)
+		fd = open(proc, modes[i] | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	return fd < 0 ? -errno : fd;
+}
+
+/* The owner's entry with a reference, created if need be; NULL with *err
+ * set if it cannot be. */
+static struct owner *owner_get(struct node *n, struct fuse_file_info *fi,
+			       pid_t pid, int *err)
+{
+	struct owner *o;
+	int fd;
+
+	pthread_mutex_lock(&owners_mu);
+	o = owner_find(n, fi->lock_owner);
+	if (o) {
+		o->refs++;
+		o->pid = pid;
+		pthread_mutex_unlock(&owners_mu);
+		return o;
+	}
+	pthread_mutex_unlock(&owners_mu);
+
+	fd = lock_fd_open(n);
+	if (fd < 0) {
+		*err = -fd;
+		return NULL;
+	}
+	pthread_mutex_lock(&owners_mu);
+	o = owner_find(n, fi->lock_owner);
+	if (o) {
+		/* another request of the same owner was quicker */
+		close(fd);
+	} else {
+		o = calloc(1, sizeof *o);
+		if (!o) {
+			pthread_mutex_unlock(&owners_mu);
+			close(fd);
+			*err = ENOLCK;
+			return NULL;
+		}
+		o->node = n;
+		o->owner = fi->lock_owner;
+		o->fh = fi->fh;
+		o->fd = fd;
+		o->refs = 1; /* the table's */
+		node_hold(n);
+		unsigned b = bucket(n, o->owner);
+		o->next = owners[b];
+		owners[b] = o;
+	}
+	o->refs++;
+	o->pid = pid;
+	pthread_mutex_unlock(&owners_mu);
+	return o;
+}
+
+static void owner_release(void *arg)
+{
+	pthread_mutex_lock(&owners_mu);
+	owner_put(arg);
+	pthread_mutex_unlock(&owners_mu);
+}
+
+void locks_flush(struct node *n, uint64_t lock_owner)
+{
+	struct owner *o;
+
+	pthread_mutex_lock(&owners_mu);
+	o = owner_find(n, lock_owner);
+	if (o)
+		owner_unlink(o);
+	pthread_mutex_unlock(&owners_mu);
+}
+
+void locks_release(struct node *n, uint64_t fh)
+{
+	pthread_mutex_lock(&owners_mu);
+	for (unsigned b = 0; b < NBUCKETS; b++) {
+		struct owner *o = owners[b], *next;
+		for (; o; o = next) {
+			next = o->next;
+			if (o->node == n && o->fh == fh)
+				owner_unlink(o);
+		}
+	}
+	pthread_mutex_unlock(&owners_mu);
+}
+
+/* The lock request as an OFD lock (l_pid must be 0). */
+static struct flock ofd_lock(const struct flock *l)
+{
+	struct flock x = *l;
+
+	x.l_pid = 0;
+	return x;
+}
+
+void op_getlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
+	      struct flock *lock)
+{
+	struct node *n = node_of(ino);
+	struct flock l = ofd_lock(lock);
+	struct owner *me, *o;
+	int fd, r;
+
+	pthread_mutex_lock(&owners_mu);
+	me = owner_find(n, fi->lock_owner);
+	/* the owner's own locks are no conflict: ask through its fd */
+	fd = me ? me->fd : (int)fi->fh;
+	r = fcntl(fd, F_OFD_GETLK, &l);
+	if (r < 0) {
+		r = errno;
+		pthread_mutex_unlock(&owners_mu);
+		fuse_reply_err(req, r);
+		return;
+	}
+	if (l.l_type != F_UNLCK && l.l_pid == -1) {
+		/* An OFD lock: if one of our owners holds it, that owner
+		 * does not see it as a conflict through its own fd. */
+		l.l_pid = 0;
+		for (unsigned b = 0; b < NBUCKETS && !l.l_pid; b++)
+			for (o = owners[b]; o && !l.l_pid; o = o->next) {
+				struct flock t = ofd_lock(lock);
+				if (o->node != n || o == me ||
+				    fcntl(o->fd, F_OFD_GETLK, &t) < 0)
+					continue;
+				if (t.l_type != l.l_type || t.l_start != l.l_start ||
+				    t.l_len != l.l_len)
+					l.l_pid = o->pid;
+			}
+	}
+	pthread_mutex_unlock(&owners_mu);
+	fuse_reply_lock(req, &l);
+}
+
+struct setlk_wait {
+	struct owner *o;
+	struct flock l;
+};
+
+/* Under owners_mu, so that a FLUSH (which drops the owner's locks) comes
+ * wholly before or after. */
+static int setlk_try(void *arg)
+{
+	struct setlk_wait *s = arg;
+	int err = 0;
+
+	pthread_mutex_lock(&owners_mu);
+	if (s->o->gone)
+		err = EBADF; /* the owner closed the file meanwhile */
+	else if (fcntl(s->o->fd, F_OFD_SETLK, &s->l) < 0)
+		err = errno;
+	pthread_mutex_unlock(&owners_mu);
+	return err;
+}
+
+static void setlk_fin(void *arg)
+{
+	struct setlk_wait *s = arg;
+
+	owner_release(s->o);
+	free(s);
+}
+
+void op_setlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
+	      struct flock *lock, int sleep)
+{
+	struct node *n = node_of(ino);
+	struct flock l = ofd_lock(lock);
+	struct setlk_wait *s;
+	struct owner *o;
+	int err = 0;
+
+	if (lock->l_type == F_UNLCK) {
+		/* nothing to do for an owner without a lock fd */
+		pthread_mutex_lock(&owners_mu);
+		o = owner_find(n, fi->lock_owner);
+		if (o && fcntl(o->fd, F_OFD_SETLK, &l) < 0)
+			err = errno;
+		pthread_mutex_unlock(&owners_mu);
+		fuse_reply_err(req, err);
+		return;
+	}
+	o = owner_get(n, fi, lock->l_pid, &err);
+	if (!o) {
+		fuse_reply_err(req, err);
+		return;
+	}
+	s = malloc(sizeof *s);
+	if (!s) {
+		owner_release(o);
+		fuse_reply_err(req, ENOLCK);
+		return;
+	}
+	s->o = o;
+	s->l = l;
+	err = setlk_try(s);
+	if (!err || !sleep || (err != EAGAIN && err != EACCES)) {
+		fuse_reply_err(req, err);
+		setlk_fin(s);
+		return;
+	}
+	wait_apart(req, setlk_try, setlk_fin, s);
+}
