@@ -25,6 +25,19 @@
  * that took its lock through the view, or of a process holding a POSIX
  * lock in SOURCE; an OFD lock taken in SOURCE is reported with pid 0.
  *
+ * Cached data: the kernel keeps the view's pages and attributes of a file
+ * for a while, so a process that takes a lock to read what a process
+ * using SOURCE wrote under the same lock would read stale data.  So, as
+ * NFS does, a granted lock revalidates: the daemon drops the kernel's
+ * cached pages and attributes of the file (notify_inval_inode) before it
+ * answers.  For POSIX locks only if SOURCE's file changed since the
+ * owner's last lock (ctime, mtime, size) or its ctime was then too recent
+ * to be trusted (a change in the same clock tick would not show); for
+ * flock() always.  Dropping pages may wait for a page lock that a reader
+ * of the file holds while its READ waits for a worker: another worker
+ * answers it.  In single-threaded mode (-s) there is no other, so every
+ * lock request goes to a thread of its own.
+ *
  * Waiting: a blocking flock() or F_SETLKW that cannot be granted at once
  * may wait for as long as the holder likes; done in a worker of libfuse's
  * pool it would take that worker with it, and a few such waiters -- any
@@ -56,12 +69,14 @@
 /* ---- waiters ------------------------------------------------------------ */
 
 /* try(arg): 0 granted, EWOULDBLOCK/EAGAIN/EACCES not yet, else an errno;
- * fin(arg) after the reply. */
+ * fin(arg) after the reply; once: try only once (a request that must not
+ * wait, handed over for another reason). */
 struct waiter {
 	fuse_req_t req;
 	int (*try)(void *arg);
 	void (*fin)(void *arg);
 	void *arg;
+	int once;
 	atomic_int interrupted;
 };
 
@@ -84,8 +99,8 @@ static void *wait_for_lock(void *arg)
 
 	for (;;) {
 		err = w->try(w->arg);
-		if (err != EWOULDBLOCK && err != EAGAIN && err != EACCES &&
-		    err != EINTR)
+		if (w->once || (err != EWOULDBLOCK && err != EAGAIN &&
+				err != EACCES && err != EINTR))
 			break;
 		if (atomic_load(&w->interrupted) || fuse_req_interrupted(w->req)) {
 			err = EINTR;
@@ -103,11 +118,12 @@ static void *wait_for_lock(void *arg)
 	return NULL;
 }
 
-/* Hand a request that has to wait to a thread of its own, which replies
- * and calls fin(arg).  If that is not possible, reply ENOLCK and call
- * fin(arg) here. */
+/* Hand a request that has to wait (or, once, must be answered from
+ * outside the worker) to a thread of its own, which replies and calls
+ * fin(arg).  If that is not possible, reply ENOLCK and call fin(arg)
+ * here. */
 static void wait_apart(fuse_req_t req, int (*try)(void *), void (*fin)(void *),
-		       void *arg)
+		       void *arg, int once)
 {
 	struct waiter *w = NULL;
 	pthread_attr_t at;
@@ -121,6 +137,7 @@ static void wait_apart(fuse_req_t req, int (*try)(void *), void (*fin)(void *),
 		w->try = try;
 		w->fin = fin;
 		w->arg = arg;
+		w->once = once;
 		atomic_init(&w->interrupted, 0);
 		/* Registered before the thread exists: it may reply (and so
 		 * end the registration) at once. */
@@ -141,9 +158,19 @@ static void wait_apart(fuse_req_t req, int (*try)(void *), void (*fin)(void *),
 	}
 }
 
+/* ---- revalidation -------------------------------------------------------- */
+
+/* Drop the kernel's cached pages and attributes of n (the inode may be
+ * unknown to the kernel by now: nothing to drop then). */
+static void drop_cache(struct node *n)
+{
+	fuse_lowlevel_notify_inval_inode(F.se, node_id(n), 0, 0);
+}
+
 /* ---- flock() ------------------------------------------------------------ */
 
 struct flock_wait {
+	struct node *n;
 	int fd, op;
 };
 
@@ -151,36 +178,38 @@ static int flock_try(void *arg)
 {
 	struct flock_wait *f = arg;
 
-	return flock(f->fd, f->op | LOCK_NB) == 0 ? 0 : errno;
+	if (flock(f->fd, f->op | LOCK_NB) < 0)
+		return errno;
+	if (!(f->op & LOCK_UN))
+		drop_cache(f->n);
+	return 0;
 }
 
 void op_flock(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 	      int op)
 {
-	int fd = (int)fi->fh;
-	struct flock_wait *f;
+	struct flock_wait *f = malloc(sizeof *f);
+	int err;
 
-	(void)ino;
-	if ((op & LOCK_NB) || (op & LOCK_UN)) {
-		fuse_reply_err(req, flock(fd, op) < 0 ? errno : 0);
-		return;
-	}
-	if (flock(fd, op | LOCK_NB) == 0) {
-		fuse_reply_err(req, 0);
-		return;
-	}
-	if (errno != EWOULDBLOCK) {
-		fuse_reply_err(req, errno);
-		return;
-	}
-	f = malloc(sizeof *f);
 	if (!f) {
 		fuse_reply_err(req, ENOLCK);
 		return;
 	}
-	f->fd = fd;
-	f->op = op;
-	wait_apart(req, flock_try, free, f);
+	f->n = node_of(ino);
+	f->fd = (int)fi->fh;
+	f->op = op & ~LOCK_NB;
+	if (F.single && !(op & LOCK_UN)) {
+		/* it may drop_cache(): see the top */
+		wait_apart(req, flock_try, free, f, !!(op & LOCK_NB));
+		return;
+	}
+	err = flock_try(f);
+	if (err != EWOULDBLOCK || (op & LOCK_NB) || (op & LOCK_UN)) {
+		fuse_reply_err(req, err);
+		free(f);
+		return;
+	}
+	wait_apart(req, flock_try, free, f, 0);
 }
 
 /* ---- POSIX record locks ------------------------------------------------- */
@@ -197,7 +226,16 @@ struct owner {
 	pid_t pid;		/* the process that locked last, for F_GETLK */
 	unsigned refs;		/* the table's and waiters' */
 	int gone;		/* out of the table */
+	/* SOURCE's file as of the owner's last granted lock; settled: its
+	 * ctime was then old enough that a later change must show */
+	struct timespec ctim, mtim;
+	off_t size;
+	int seen, settled;
 };
+
+/* How old a ctime must be to be trusted: a change within the same tick
+ * of the file system's clock keeps it (FAT counts in 2 s steps). */
+#define SETTLED_SEC 3
 
 #define NBUCKETS 256
 static struct owner *owners[NBUCKETS];
@@ -396,8 +434,39 @@ struct setlk_wait {
 	struct flock l;
 };
 
-/* Under owners_mu, so that a FLUSH (which drops the owner's locks) comes
- * wholly before or after. */
+static int same_time(struct timespec a, struct timespec b)
+{
+	return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
+
+/* A lock was granted to o: drop the kernel's cache of the file unless
+ * SOURCE's file is unchanged since o's last lock (see the top). */
+static void revalidate(struct owner *o)
+{
+	struct stat st;
+	struct timespec now;
+	int keep = 0;
+
+	if (fstat(o->fd, &st) < 0) {
+		drop_cache(o->node);
+		return;
+	}
+	clock_gettime(CLOCK_REALTIME, &now);
+	pthread_mutex_lock(&owners_mu);
+	keep = o->seen && o->settled && same_time(st.st_ctim, o->ctim) &&
+	       same_time(st.st_mtim, o->mtim) && st.st_size == o->size;
+	o->ctim = st.st_ctim;
+	o->mtim = st.st_mtim;
+	o->size = st.st_size;
+	o->seen = 1;
+	o->settled = now.tv_sec - st.st_ctim.tv_sec >= SETTLED_SEC;
+	pthread_mutex_unlock(&owners_mu);
+	if (!keep)
+		drop_cache(o->node);
+}
+
+/* The lock under owners_mu, so that a FLUSH (which drops the owner's
+ * locks) comes wholly before or after; then revalidation. */
 static int setlk_try(void *arg)
 {
 	struct setlk_wait *s = arg;
@@ -409,6 +478,8 @@ static int setlk_try(void *arg)
 	else if (fcntl(s->o->fd, F_OFD_SETLK, &s->l) < 0)
 		err = errno;
 	pthread_mutex_unlock(&owners_mu);
+	if (!err)
+		revalidate(s->o);
 	return err;
 }
 
@@ -452,11 +523,15 @@ void op_setlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 	}
 	s->o = o;
 	s->l = l;
+	if (F.single) {
+		wait_apart(req, setlk_try, setlk_fin, s, !sleep); /* see the top */
+		return;
+	}
 	err = setlk_try(s);
 	if (!err || !sleep || (err != EAGAIN && err != EACCES)) {
 		fuse_reply_err(req, err);
 		setlk_fin(s);
 		return;
 	}
-	wait_apart(req, setlk_try, setlk_fin, s);
+	wait_apart(req, setlk_try, setlk_fin, s, 0);
 }

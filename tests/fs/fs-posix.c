@@ -1027,6 +1027,76 @@ static void on_alarm(int sig)
 	(void)sig;
 }
 
+/* A counter in the first 8 bytes of a file, incremented n times under a
+ * whole-file lock (kind); the process exits 0 if every step worked. */
+static void count_up(const char *path, int kind, int n)
+{
+	int fd = open(path, O_RDWR);
+	for (int i = 0; i < n; i++) {
+		char b[24] = {0};
+		if (fd < 0 || lock_whole(fd, kind, 1) != 0 || pread(fd, b, 8, 0) != 8)
+			_exit(1);
+		snprintf(b, sizeof b, "%08ld", (strtol(b, NULL, 10) + 1) % 100000000);
+		if (pwrite(fd, b, 8, 0) != 8 || unlock_whole(fd, kind) != 0)
+			_exit(1);
+	}
+	_exit(0);
+}
+
+/* Data written in SOURCE under a lock is what a process that takes the
+ * lock through the view reads, although the kernel caches the view's
+ * pages (the daemon drops them when it grants a lock). */
+static void sec_lock_coherence(const struct t_mount *m)
+{
+	const char *sf = t_path(m->src, "Shared.dat");
+	char vf[4200], b[16];
+	struct stat st;
+	int ok = 1;
+	snprintf(vf, sizeof vf, "%s", t_path(m->mnt, "SHARED.dat"));
+	CHECK_OK(t_write_file(sf, "00000000"), "SOURCE: create Shared.dat");
+	int v = open(vf, O_RDWR), s = open(sf, O_RDWR);
+	CHECK(v >= 0 && s >= 0 && pread(v, b, 8, 0) == 8, "view: open it and read (now cached)");
+	for (int i = 1; i <= 40 && ok; i++) {
+		char w[9];
+		int kind = i & 1 ? KIND_FCNTL : KIND_FLOCK;
+		snprintf(w, sizeof w, "%08d", i);
+		ok = pwrite(s, w, 8, 0) == 8 && lock_whole(v, kind, 1) == 0 &&
+		     pread(v, b, 8, 0) == 8 && !memcmp(b, w, 8) && unlock_whole(v, kind) == 0;
+	}
+	CHECK(ok, "40 times: SOURCE writes, the view takes the lock (fcntl and flock in "
+		  "turn) and reads what was written (last read %.8s)", b);
+	ok = pwrite(s, "0000000000000000", 16, 0) == 16 && lock_whole(v, KIND_FCNTL, 1) == 0 &&
+	     fstat(v, &st) == 0 && unlock_whole(v, KIND_FCNTL) == 0;
+	CHECK(ok && st.st_size == 16,
+	      "SOURCE grows the file; after the lock the view sees its size (%lld, want 16)",
+	      (long long)st.st_size);
+	close(v);
+	close(s);
+
+	/* Read-modify-write from both sides at once. */
+	enum { NP = 4, STEPS = 100 };
+	pid_t kids[NP];
+	int st2, good = 0;
+	char vf2[4200];
+	snprintf(vf2, sizeof vf2, "%s", t_path(m->mnt, "shared.DAT"));
+	for (int k = 0; k < NP; k++) {
+		fflush(stdout);
+		kids[k] = fork();
+		if (kids[k] == 0)
+			count_up(k == 0 ? vf : k == 1 ? vf2 : sf, KIND_FCNTL, STEPS);
+	}
+	for (int k = 0; k < NP; k++)
+		good += kids[k] > 0 && wait_bounded(kids[k], &st2, 120) == 0 && WIFEXITED(st2) &&
+			WEXITSTATUS(st2) == 0;
+	ssize_t n = t_read_file(sf, b, sizeof b);
+	b[n >= 8 ? 8 : 0] = 0;
+	long total = strtol(b, NULL, 10);
+	CHECK(good == NP && total == NP * STEPS,
+	      "%d processes (2 through the view, 2 in SOURCE) increment a counter %d times "
+	      "each under F_SETLKW: it reads %ld (want %d)",
+	      NP, STEPS, total, NP * STEPS);
+}
+
 /* fcntl locks taken through the view are SOURCE's: they exclude processes
  * using SOURCE directly, and theirs exclude the view's; POSIX semantics
  * (ranges split per owner, gone when the owner closes any descriptor of
@@ -1146,6 +1216,7 @@ static void sec_source_locks(void)
 	close(ro);
 	close(a);
 	CHECK(other_lock(sf, F_WRLCK, 0, 0) == 0, "all gone after close: SOURCE locks the whole file");
+	sec_lock_coherence(&m);
 	t_umount(&m);
 }
 
