@@ -240,6 +240,8 @@ struct owner {
 #define NBUCKETS 256
 static struct owner *owners[NBUCKETS];
 static pthread_mutex_t owners_mu = PTHREAD_MUTEX_INITIALIZER;
+/* Entries in the table: every close and release asks, most while none. */
+static atomic_uint nowners;
 
 static unsigned bucket(const struct node *n, uint64_t owner)
 {
@@ -277,6 +279,7 @@ static void owner_unlink(struct owner *o)
 	while (*pp != o)
 		pp = &(*pp)->next;
 	*pp = o->next;
+	atomic_fetch_sub(&nowners, 1);
 	o->gone = 1;
 	if (o->refs > 1)
 		fcntl(o->fd, F_OFD_SETLK, &all);
@@ -343,6 +346,7 @@ static struct owner *owner_get(struct node *n, struct fuse_file_info *fi,
 		unsigned b = bucket(n, o->owner);
 		o->next = owners[b];
 		owners[b] = o;
+		atomic_fetch_add(&nowners, 1);
 	}
 	o->refs++;
 	o->pid = pid;
@@ -357,10 +361,14 @@ static void owner_release(void *arg)
 	pthread_mutex_unlock(&owners_mu);
 }
 
+/* With the table empty there is nothing to drop; a lock taken while this
+ * runs (another thread of the owner) counts as taken after the close. */
 void locks_flush(struct node *n, uint64_t lock_owner)
 {
 	struct owner *o;
 
+	if (!atomic_load(&nowners))
+		return;
 	pthread_mutex_lock(&owners_mu);
 	o = owner_find(n, lock_owner);
 	if (o)
@@ -370,6 +378,8 @@ void locks_flush(struct node *n, uint64_t lock_owner)
 
 void locks_release(struct node *n, uint64_t fh)
 {
+	if (!atomic_load(&nowners))
+		return;
 	pthread_mutex_lock(&owners_mu);
 	for (unsigned b = 0; b < NBUCKETS; b++) {
 		struct owner *o = owners[b], *next;
