@@ -18,6 +18,7 @@
 #define SCOUNT 11172u
 
 static uint8_t *ccc_tab, *di_tab, *inud_tab, *dec_len, *dec_compat, *fold_len;
+static uint8_t *capped_tab; /* ucd_cap() */
 static uint32_t *age_tab, *dec_off, *fold_off;
 static uint32_t *pool;
 static size_t pool_len, pool_cap;
@@ -300,6 +301,39 @@ void ucd_load(const char *dir)
 	load_derivedage(dir);
 	load_di(dir);
 	load_corrections(dir);
+}
+
+size_t ucd_cap(uint32_t ver)
+{
+	size_t n = 0;
+
+	if (!capped_tab)
+		capped_tab = xcalloc(UCD_MAXCP, 1);
+	while (nversions && versions[nversions - 1] > ver)
+		nversions--;
+	for (size_t i = 0; i < ncorr; i++)
+		if (corr[i].version > ver)
+			corr[i--] = corr[--ncorr];
+	for (uint32_t c = 0; c < UCD_MAXCP; c++) {
+		if (age_tab[c] <= ver)
+			continue;
+		/* Default_Ignorable stays: it covers unassigned code points
+		 * of its ranges too */
+		age_tab[c] = 0;
+		inud_tab[c] = 0;
+		ccc_tab[c] = 0;
+		dec_len[c] = 0;
+		dec_compat[c] = 0;
+		fold_len[c] = 0;
+		capped_tab[c] = 1;
+		n++;
+	}
+	return n;
+}
+
+int ucd_capped(uint32_t cp)
+{
+	return capped_tab && cp < UCD_MAXCP && capped_tab[cp];
 }
 
 size_t ucd_versions(const uint32_t **list)

@@ -30,6 +30,14 @@ void ucd_load(const char *dir);
  * FOLD_UNICODE() values (X<<16 | Y<<8 | Z). */
 size_t ucd_versions(const uint32_t **list);
 
+/* See the UCD as of version ver, the newest the library's tables know,
+ * when the installed files are newer: later versions are dropped and code
+ * points assigned after ver become unassigned (no data).  Returns how
+ * many code points that took away (0 if the files are not newer). */
+size_t ucd_cap(uint32_t ver);
+/* Was cp taken away by ucd_cap()? */
+int ucd_capped(uint32_t cp);
+
 uint32_t ucd_age(uint32_t cp);	/* DerivedAge; 0 if not listed */
 int ucd_in_unicodedata(uint32_t cp); /* listed in UnicodeData.txt (or range) */
 int ucd_is_di(uint32_t cp);	/* Default_Ignorable_Code_Point */
