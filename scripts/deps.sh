@@ -12,9 +12,13 @@
 #   all   : every package above
 set -eu
 profile=${1:-all}
+# The sanitizer and libFuzzer runtimes of the distribution's default clang
+# (clang-14 on Debian 12, clang-19 on Debian 13).
+llvm=$(apt-cache depends clang 2>/dev/null |
+	sed -n 's/^ *Depends: clang-\([0-9][0-9]*\)$/\1/p' | head -n 1)
 build="gcc make pkg-config libfuse3-dev"
 bigendian="gcc-s390x-linux-gnu libc6-dev-s390x-cross qemu-user unicode-data bzip2 python3"
-check="$build unicode-data libicu-dev libutf8proc-dev clang libclang-rt-14-dev g++ fuse3 e2fsprogs attr python3 bzip2 $bigendian"
+check="$build unicode-data libicu-dev libutf8proc-dev clang libclang-rt-${llvm:-14}-dev g++ fuse3 e2fsprogs attr python3 bzip2 $bigendian"
 demo="$build fuse3 e2fsprogs attr"
 case "$profile" in
 build) want=$build ;;
