@@ -1334,6 +1334,11 @@ static void respell_as_user(const char *d, const char *pub, const char *foldfs)
 	CHECK_OK(mkfile(t_path(pub, "Mine"), "m"), "user: create pub/Mine");
 	CHECK_OK(respell(pub, "mine", "MINE"), "user: respell own file in the sticky directory");
 	char out[4096];
+	if (access(foldfs, X_OK) != 0) {
+		/* e.g. the build tree is private to root */
+		t_skip("%s is not executable by uid 4321: its refusal not tested", foldfs);
+		return;
+	}
 	int rc = run_tool(out, sizeof out, foldfs, "--respell", t_path(d, "ROOTFILE"), "ROOTFILE",
 			  NULL);
 	CHECK(rc == 1 && contains(out, "permission denied"),
