@@ -19,22 +19,19 @@ const char *conf_normtest_path;
  * Unicode's stability policies nothing assigned by then changes later. */
 static void cap_to_library(void)
 {
-	const char *const *list;
 	const uint32_t *dv;
-	size_t nl = fold_unicode_versions(&list), nd = ucd_versions(&dv);
-	unsigned a, b, c;
+	size_t nd = ucd_versions(&dv);
+	uint32_t lib = lib_newest(), ucd;
 
-	if (!nl || !nd || sscanf(list[nl - 1], "%u.%u.%u", &a, &b, &c) != 3 ||
-	    dv[nd - 1] <= FOLD_UNICODE(a, b, c))
+	if (!lib || !nd || dv[nd - 1] <= lib)
 		return; /* the same (or older: version-list says so) */
+	ucd = dv[nd - 1];
 	ck_group("ucd");
-	uint32_t newest = dv[nd - 1];
-	size_t n = ucd_cap(FOLD_UNICODE(a, b, c));
-	ck_info("the installed UCD is %u.%u.%u, the library's tables %s: checked "
-		"as of %s (%zu code points assigned since are unassigned there; "
-		"NormalizationTest lines with them are skipped)",
-		(unsigned)(newest >> 16), (unsigned)(newest >> 8 & 0xFF),
-		(unsigned)(newest & 0xFF), list[nl - 1], list[nl - 1], n);
+	size_t n = ucd_cap(lib);
+	ck_info("the installed UCD is %s, the library's tables %s: checked as "
+		"of the latter (%zu code points assigned since are unassigned "
+		"there; NormalizationTest lines with them are skipped)",
+		enc_name(ucd) + 5, enc_name(lib) + 5, n);
 }
 
 static void usage(FILE *f)
