@@ -82,6 +82,13 @@ struct waiter {
 
 static atomic_int nwaiters;
 
+/* An answer from try() that means "not yet". */
+static int not_yet(int err)
+{
+	return err == EWOULDBLOCK || err == EAGAIN || err == EACCES ||
+	       err == EINTR;
+}
+
 /* Called by libfuse under the request's lock, never after our reply. */
 static void on_interrupt(fuse_req_t req, void *data)
 {
@@ -99,8 +106,7 @@ static void *wait_for_lock(void *arg)
 
 	for (;;) {
 		err = w->try(w->arg);
-		if (w->once || (err != EWOULDBLOCK && err != EAGAIN &&
-				err != EACCES && err != EINTR))
+		if (w->once || !not_yet(err))
 			break;
 		if (atomic_load(&w->interrupted) || fuse_req_interrupted(w->req)) {
 			err = EINTR;
@@ -158,6 +164,28 @@ static void wait_apart(fuse_req_t req, int (*try)(void *), void (*fin)(void *),
 	}
 }
 
+/* A lock request: tried at once by the worker, handed to a thread of its
+ * own if it may wait and is not granted yet, or from the start in
+ * single-threaded mode (a grant may drop the kernel's cache: see the
+ * top).  Replies, then fin(arg). */
+static void lock_request(fuse_req_t req, int (*try)(void *), void (*fin)(void *),
+			 void *arg, int may_wait)
+{
+	int err;
+
+	if (F.single) {
+		wait_apart(req, try, fin, arg, !may_wait);
+		return;
+	}
+	err = try(arg);
+	if (!may_wait || !not_yet(err)) {
+		fuse_reply_err(req, err);
+		fin(arg);
+		return;
+	}
+	wait_apart(req, try, fin, arg, 0);
+}
+
 /* ---- revalidation -------------------------------------------------------- */
 
 /* Drop the kernel's cached pages and attributes of n (the inode may be
@@ -189,7 +217,6 @@ void op_flock(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 	      int op)
 {
 	struct flock_wait *f = malloc(sizeof *f);
-	int err;
 
 	if (!f) {
 		fuse_reply_err(req, ENOLCK);
@@ -198,18 +225,12 @@ void op_flock(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 	f->n = node_of(ino);
 	f->fd = (int)fi->fh;
 	f->op = op & ~LOCK_NB;
-	if (F.single && !(op & LOCK_UN)) {
-		/* it may drop_cache(): see the top */
-		wait_apart(req, flock_try, free, f, !!(op & LOCK_NB));
-		return;
-	}
-	err = flock_try(f);
-	if (err != EWOULDBLOCK || (op & LOCK_NB) || (op & LOCK_UN)) {
-		fuse_reply_err(req, err);
+	if (op & LOCK_UN) {
+		fuse_reply_err(req, flock_try(f));
 		free(f);
 		return;
 	}
-	wait_apart(req, flock_try, free, f, 0);
+	lock_request(req, flock_try, free, f, !(op & LOCK_NB));
 }
 
 /* ---- POSIX record locks ------------------------------------------------- */
@@ -226,11 +247,12 @@ struct owner {
 	pid_t pid;		/* the process that locked last, for F_GETLK */
 	unsigned refs;		/* the table's and waiters' */
 	int gone;		/* out of the table */
-	/* SOURCE's file as of the owner's last granted lock; settled: its
-	 * ctime was then old enough that a later change must show */
+	/* SOURCE's file as of the owner's last granted lock, if settled:
+	 * its ctime was then old enough that a later change must show (0
+	 * before the first lock) */
 	struct timespec ctim, mtim;
 	off_t size;
-	int seen, settled;
+	int settled;
 };
 
 /* How old a ctime must be to be trusted: a change within the same tick
@@ -463,12 +485,11 @@ static void revalidate(struct owner *o)
 	}
 	clock_gettime(CLOCK_REALTIME, &now);
 	pthread_mutex_lock(&owners_mu);
-	keep = o->seen && o->settled && same_time(st.st_ctim, o->ctim) &&
+	keep = o->settled && same_time(st.st_ctim, o->ctim) &&
 	       same_time(st.st_mtim, o->mtim) && st.st_size == o->size;
 	o->ctim = st.st_ctim;
 	o->mtim = st.st_mtim;
 	o->size = st.st_size;
-	o->seen = 1;
 	o->settled = now.tv_sec - st.st_ctim.tv_sec >= SETTLED_SEC;
 	pthread_mutex_unlock(&owners_mu);
 	if (!keep)
@@ -533,15 +554,5 @@ void op_setlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 	}
 	s->o = o;
 	s->l = l;
-	if (F.single) {
-		wait_apart(req, setlk_try, setlk_fin, s, !sleep); /* see the top */
-		return;
-	}
-	err = setlk_try(s);
-	if (!err || !sleep || (err != EAGAIN && err != EACCES)) {
-		fuse_reply_err(req, err);
-		setlk_fin(s);
-		return;
-	}
-	wait_apart(req, setlk_try, setlk_fin, s, 0);
+	lock_request(req, setlk_try, setlk_fin, s, sleep);
 }
