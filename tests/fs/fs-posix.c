@@ -416,7 +416,8 @@ static int wait_bounded(pid_t pid, int *status, double secs)
 	}
 }
 
-static void on_usr1(int sig)
+/* A handler that does nothing: the signal only interrupts a waiting call. */
+static void on_signal(int sig)
 {
 	(void)sig;
 }
@@ -456,7 +457,7 @@ static pid_t lock_waiter(const char *f, int kind, int catch_usr1)
 		if (catch_usr1) {
 			struct sigaction sa;
 			memset(&sa, 0, sizeof sa);
-			sa.sa_handler = on_usr1;
+			sa.sa_handler = on_signal;
 			sigaction(SIGUSR1, &sa, NULL);
 			if (write(pfd[1], "r", 1) != 1)
 				_exit(5);
@@ -1022,11 +1023,6 @@ static pid_t holder(const char *path, off_t start, off_t len, int *release)
 	return pid;
 }
 
-static void on_alarm(int sig)
-{
-	(void)sig;
-}
-
 /* A counter in the first 8 bytes of a file, incremented n times under a
  * whole-file lock (kind); the process exits 0 if every step worked. */
 static void count_up(const char *path, int kind, int n)
@@ -1160,7 +1156,7 @@ static void sec_source_locks(void)
 	/* Interrupted while waiting for a SOURCE lock. */
 	h = holder(sf, 300, 10, &rel);
 	struct sigaction sa = {0}, old;
-	sa.sa_handler = on_alarm; /* no SA_RESTART */
+	sa.sa_handler = on_signal; /* no SA_RESTART */
 	sigaction(SIGALRM, &sa, &old);
 	struct itimerval it = {.it_value = {0, 200000}, .it_interval = {0, 200000}};
 	setitimer(ITIMER_REAL, &it, NULL);
