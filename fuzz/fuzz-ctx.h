@@ -3,7 +3,8 @@
  * into a context, so one corpus drives all forms, flags and versions:
  *   bits 0-2  form (mod 6)
  *   bits 3-5  FOLD_STRICT, FOLD_COMPAT, FOLD_IGNORABLES
- *   bits 6-7  0, 1: "utf8" (newest)   2: "utf8-12.1"   3: "ascii"
+ *   bits 6-7  0: "utf8" (newest)   1: "utf8-12.1" with FOLD_KERNEL_ORDER
+ *             (the "ext4" profile's ordering)   2: "utf8-12.1"   3: "ascii"
  * Returns 0 and fills ctx, or -1 for a combination the library refuses
  * (FOLD_COMPAT with a form other than FOLD_CASEFOLD, if it does).
  */
@@ -18,9 +19,12 @@
 
 static inline int fuzz_ctx(unsigned char sel, struct fold_ctx *ctx)
 {
-	static const char *const enc[4] = {"utf8", "utf8", "utf8-12.1",
+	static const char *const enc[4] = {"utf8", "utf8-12.1", "utf8-12.1",
 					   "ascii"};
 	unsigned form = (sel & 7u) % 6u, flags = (sel >> 3) & 7u;
+
+	if (sel >> 6 == 1)
+		flags |= FOLD_KERNEL_ORDER;
 	int r = fold_init(ctx, enc[sel >> 6], (enum fold_form)form, flags);
 
 	if (r == FOLD_EINVAL && (flags & FOLD_COMPAT) && form != FOLD_CASEFOLD)
@@ -31,6 +35,18 @@ static inline int fuzz_ctx(unsigned char sel, struct fold_ctx *ctx)
 		abort();
 	}
 	return 0;
+}
+
+/* Is every key its own key, and so a name equivalent to the one it came
+ * from?  Not with FOLD_KERNEL_ORDER where ignorables are dropped in a
+ * decomposing form: as in the kernel's nfdicf, marks an ignorable kept
+ * apart stay unsorted in the key, which the key itself then sorts. */
+static inline int fuzz_closed(const struct fold_ctx *c)
+{
+	return !(c->flags & FOLD_KERNEL_ORDER) ||
+	       !(c->flags & FOLD_IGNORABLES) ||
+	       (c->form != FOLD_NFD && c->form != FOLD_NFKD &&
+		c->form != FOLD_CASEFOLD);
 }
 
 static inline void fuzz_hex(const char *what, const void *p, size_t n)

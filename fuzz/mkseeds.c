@@ -1,7 +1,8 @@
 /*
  * mkseeds.c - writes the seed corpus of the libfold fuzz targets:
- * random names from tests/lib/randname.c (every kind) and hand-picked
- * ill-formed ones, each prefixed by a context selector byte (fuzz-ctx.h)
+ * random names from tests/lib/randname.c (every kind), hand-picked
+ * ill-formed ones and a few with marks on both sides of an ignorable,
+ * each prefixed by a context selector byte (fuzz-ctx.h)
  * and, for the compare target, a split byte with two names.
  * Usage: mkseeds DIR TARGET COUNT   (TARGET: normalize, compare, hash)
  */
@@ -20,11 +21,25 @@ static const char *const bad[] = {
 	"\xE2\x82", "corac\xCC\xA7\xC3",
 };
 
+/* Marks out of canonical order on the two sides of an ignorable: what
+ * FOLD_KERNEL_ORDER keeps apart (fuzz-ctx.h selector 1). */
+static const char *const apart[] = {
+	"a\xCC\x80\xE2\x80\x8C\xCC\x96",	/* U+0300 ZWNJ U+0316 */
+	"\xCE\xB1\xCD\x85\xC2\xAD\xCC\x93",	/* U+0345 SHY U+0313 */
+	"E\xCC\x81\xCD\x8F\xCC\xA3.txt",	/* U+0301 CGJ U+0323 */
+};
+
 static size_t name(struct rn *r, char *out)
 {
 	uint32_t cps[32];
 	size_t n;
 
+	if (rn_below(r, 16) == 0) {
+		const char *a = apart[rn_below(r, sizeof apart / sizeof *apart)];
+		n = strlen(a);
+		memcpy(out, a, n);
+		return n;
+	}
 	if (rn_below(r, 8) == 0) {
 		const char *b = bad[rn_below(r, sizeof bad / sizeof *bad)];
 		n = strlen(b);

@@ -102,12 +102,21 @@ enum fold_form {
 #define FOLD_COMPAT 0x2u     /* FOLD_CASEFOLD on an NFKD base */
 #define FOLD_IGNORABLES 0x4u /* drop Default_Ignorable_Code_Point
 				(implied by FOLD_NFKC_CF) */
-#define FOLD_KERNEL_ORDER 0x8u /* FOLD_CASEFOLD only: U+0345 folds to U+03B9
-				  where it stands, as a starter, before the
-				  marks are ordered -- the Linux kernel's
-				  nfdicf does this; set by the "ext4"
-				  profile.  Without it U+0345 is ordered as
-				  class 240 first (Unicode D145). */
+#define FOLD_KERNEL_ORDER 0x8u /* the Linux kernel's ordering of marks, in
+				  the decomposing forms; set by the "ext4"
+				  profile.  FOLD_CASEFOLD: U+0345 folds to
+				  U+03B9 where it stands, as a starter,
+				  before the marks are ordered (without it
+				  U+0345 is ordered as class 240 first,
+				  Unicode D145).  With FOLD_IGNORABLES: a
+				  dropped ignorable still ends the run of
+				  marks before it (and the Stream-Safe
+				  count), so marks on its two sides are not
+				  sorted together (without it, it is as if
+				  it had never been there); a key with marks
+				  left unsorted that way is then not its
+				  own key.  The kernel's nfdicf and nfdi do
+				  both. */
 
 /* Error codes: every failing call returns one of these (all negative). */
 #define FOLD_EINVAL (-1)   /* bad argument (NULL pointer, unknown form/flag) */
@@ -151,7 +160,12 @@ int fold_init(struct fold_ctx *ctx, const char *encoding, enum fold_form form,
  * fold_init_profile - named presets.
  *   "ext4": utf8-12.1, FOLD_CASEFOLD with FOLD_IGNORABLES and
  *           FOLD_KERNEL_ORDER: the equivalence of the Linux kernel's
- *           utf8-12.1 "nfdicf" (ext4/f2fs/tmpfs casefold).
+ *           utf8-12.1 "nfdicf" (ext4/f2fs/tmpfs casefold): the same key,
+ *           byte for byte, for every well-formed name (tested against the
+ *           kernel's own code).  The kernel also accepts two kinds of
+ *           ill-formed name, which libfold keeps opaque: a continuation
+ *           byte after a complete character (passed through), and a NUL
+ *           (ends the name).
  * Returns 0 or FOLD_ENOENC.
  */
 int fold_init_profile(struct fold_ctx *ctx, const char *profile);

@@ -517,8 +517,17 @@ static FS_INLINE void fs_expand(struct fstream *fs, uint32_t x, unsigned rid,
 		fs_order(fs, x, 0, C); /* unassigned at this version */
 		return;
 	}
-	if ((r->af & A_DI) && fs->ign)
+	if ((r->af & A_DI) && fs->ign) {
+		/* Dropped.  Under FOLD_KERNEL_ORDER it still ends the run of
+		 * marks before it, as the kernel's empty decomposition does
+		 * (a starter there): marks on its two sides are not sorted
+		 * together.  The lanes need not know: they take marks only
+		 * in canonical order, where that makes no difference, and
+		 * stop at a run too long, which this path then cuts. */
+		if (fs->igncut)
+			fs_flush_held(fs, C);
 		return;
+	}
 	if ((r->af & A_SPECIAL) && fs_special(fs, x, C))
 		return;
 	fields = REC_FIELDS(r);

@@ -62,6 +62,7 @@ struct fstream {
 	const unsigned char *beg, *p, *end; /* the name; the next byte */
 	uint8_t mode, age, compose, ign, nkcf, fold, compat;
 	uint8_t ypocls; /* class U+0345's fold U+03B9 is ordered with */
+	uint8_t igncut; /* a dropped ignorable ends the run of marks */
 	uint8_t done;  /* end of input reached and everything flushed */
 	uint8_t bad;   /* met an ill-formed sequence */
 	uint8_t level; /* REC_SELF level that makes a code point its own key */
@@ -136,6 +137,8 @@ static inline void fs_init_rest(struct fstream *fs, const struct fold_ctx *ctx,
 	fs->compose = fs_variant(form) >> 1;
 	fs->nkcf = form == FOLD_NFKC_CF;
 	fs->ypocls = (ctx->flags & FOLD_KERNEL_ORDER) ? 0 : 240;
+	fs->igncut = fs->ign && !fs->compose &&
+		     (ctx->flags & FOLD_KERNEL_ORDER);
 	if (!valid)
 		fs->mode = FS_RAW;
 	else if (ctx->charset == FOLD_CHARSET_ASCII)
