@@ -4,8 +4,9 @@
 # otherwise prints the exact apt-get line and fails.
 #   build : compile libfold and the tools
 #   check : everything make check needs (tests, ICU/utf8proc peers, clang
-#           sanitizers and libFuzzer, FUSE, chattr/lsattr, UCD data, the
-#           s390x cross compiler and qemu for the big-endian suite)
+#           sanitizers and libFuzzer, FUSE, chattr/lsattr, UCD data, xz for
+#           the kernel's source (lib-kernel), the s390x cross compiler and
+#           qemu for the big-endian suite)
 #   demo  : build + mount the demo view
 #   bigendian : tests/lib/check-bigendian.sh (s390x cross compiler, qemu)
 #   bench : check + what the benchmarks need
@@ -19,7 +20,7 @@ llvm=$(apt-cache depends clang 2>/dev/null |
 build="gcc make pkg-config libfuse3-dev"
 bigendian="gcc-s390x-linux-gnu libc6-dev-s390x-cross qemu-user unicode-data bzip2 python3"
 # (unicode-data, bzip2 and python3 come with $bigendian)
-check="$build libicu-dev libutf8proc-dev clang libclang-rt-${llvm:-14}-dev g++ fuse3 e2fsprogs attr $bigendian"
+check="$build libicu-dev libutf8proc-dev clang libclang-rt-${llvm:-14}-dev g++ fuse3 e2fsprogs attr xz-utils $bigendian"
 demo="$build fuse3 e2fsprogs attr"
 case "$profile" in
 build) want=$build ;;

@@ -5,6 +5,8 @@
 #   check-lib-invalid      ill-formed input, opaque blobs, buffer contract
 #   check-lib-icu          differential against ICU 72 and utf8proc
 #   check-lib-lanes        fast lanes against the library without them
+#   check-lib-kernel       the "ext4" equivalence against the Linux kernel's
+#                          own fs/unicode code (fetched: kernel-src.sh)
 #   check-lib-asan         the four above under clang ASan+UBSan (build-asan)
 #   check-lib-bigendian    lib-invalid, -lanes, -conformance and tools-norm
 #                          cross-built for s390x, run under qemu (sampled
@@ -109,6 +111,38 @@ CHECK_SUITES += lib-lanes
 .PHONY: check-lib-lanes
 check-lib-lanes: $(TEST_LIB_LANES)
 	$(TEST_LIB_LANES)
+
+# --- lib-kernel ------------------------------------------------------------
+# The kernel's utf8-norm.c and utf8data table, fetched into $(KERNEL_UNI) by
+# tests/lib/kernel-src.sh (skipped, saying why, if no linux-source package
+# can be had), built with the few <linux/*.h> it writes there; -w: the
+# kernel's code is not held to our warning flags.
+KERNEL_UNI := $(BUILD)/kernel-unicode
+TEST_LIB_KERNEL := $(BUILD)/test-lib-kernel
+TL_KOBJ := $(TL_OBJ)/kernel
+KERNEL_CFLAGS := -I$(KERNEL_UNI) -I$(KERNEL_UNI)/include
+LIB_KERNEL_NAMES ?= 1000000
+
+$(TL_KOBJ)/%.o: $(KERNEL_UNI)/%.c
+	@mkdir -p $(@D)
+	$(CC) $(OPT) -w $(KERNEL_CFLAGS) -c -o $@ $<
+
+$(TL_KOBJ)/test-kernel.o: tests/lib/test-kernel.c $(TL_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(TL_CFLAGS) $(KERNEL_CFLAGS) -c -o $@ $<
+
+$(TEST_LIB_KERNEL): $(TL_KOBJ)/test-kernel.o $(TL_KOBJ)/utf8-norm.o \
+		$(TL_KOBJ)/utf8data.o $(TL_OBJ)/randname.o $(TL_OBJ)/check.o \
+		$(LIBFOLD_A)
+	$(CC) $(LDFLAGS_BASE) -o $@ $^
+
+CHECK_SUITES += lib-kernel
+.PHONY: check-lib-kernel
+check-lib-kernel:
+	@if sh tests/lib/kernel-src.sh $(KERNEL_UNI); then \
+	  $(MAKE) --no-print-directory -s $(TEST_LIB_KERNEL) && \
+	  $(TEST_LIB_KERNEL) --names $(LIB_KERNEL_NAMES); \
+	else echo "0 passed, 0 failed"; fi
 
 # --- lib-bigendian ---------------------------------------------------------
 # libfold's word-at-a-time code byte-swaps on big-endian machines

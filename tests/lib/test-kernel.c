@@ -1,0 +1,431 @@
+/*
+ * test-kernel.c - libfold's "ext4" equivalence against the Linux kernel's
+ * own fs/unicode code (suite lib-kernel).
+ *
+ * tests/lib/kernel-src.sh puts the kernel's utf8-norm.c and its generated
+ * utf8data table into the build directory; they are linked in here as the
+ * oracle, as ICU is in lib-icu.  The kernel's nfdicf (what ext4, f2fs and
+ * tmpfs casefold compare) and nfdi must be libfold's FOLD_CASEFOLD and
+ * FOLD_NFD with FOLD_IGNORABLES | FOLD_KERNEL_ORDER, byte for byte, at
+ * every Unicode version the kernel's table holds, for every well-formed
+ * name:
+ *   codepoints  every scalar value alone, every version, both forms;
+ *   names       random names (randname.c) at random versions, both forms;
+ *   pairs       a name and a variant of it (ASCII case changed, an
+ *               ignorable put in anywhere, two marks swapped, its NFC, its
+ *               own key, an unrelated name): fold_equal, the sign of
+ *               fold_cmp (memcmp order of the kernel's keys) and fold_hash
+ *               under the ext4 profile;
+ *   ill-formed  the kernel refuses what libfold calls ill formed, but for
+ *               two laxities of its own: a continuation byte after a
+ *               complete character is passed through as if it belonged to
+ *               it, and a NUL byte ends the name.  libfold keeps such names
+ *               opaque (fold.h), so only that verdict is compared.
+ * libfold cuts runs of more than 30 marks (Stream-Safe Text Format,
+ * fold.h), the kernel does not: a name whose kernel key has such a run is
+ * counted and left out.
+ *
+ * Usage: test-lib-kernel [--names N] [--seed S]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "fold.h"
+#include "randname.h"
+#include "utf8n.h"
+
+extern struct utf8data_table utf8_data_table;
+
+#define MAXV 64
+#define KEYCAP 4096
+#define NAMECAP 512
+
+/* One Unicode version of the kernel's table, with libfold's contexts. */
+struct ver {
+	struct unicode_map um;
+	char enc[24];
+	struct fold_ctx cf, nd; /* nfdicf, nfdi */
+};
+
+static struct ver vers[MAXV];
+static int nvers, v121 = -1;
+static unsigned long exempt;
+
+/* The kernel's key of s[0..n) in form f, as utf8_casefold() makes it;
+ * -1 if the kernel refuses the name. */
+static long kkey(const struct ver *v, enum utf8_normalization f,
+		 const char *s, size_t n, char *out)
+{
+	struct utf8cursor cur;
+	long k = 0;
+	int b;
+	if (utf8ncursor(&cur, &v->um, f, s, n) < 0)
+		return -1;
+	while ((b = utf8byte(&cur)) > 0) {
+		if (k == KEYCAP)
+			return -2;
+		out[k++] = (char)b;
+	}
+	return b < 0 ? -1 : k;
+}
+
+/* Does a (well-formed) key hold a run of more than 30 non-starters? */
+static int long_run(const struct fold_ctx *c, const char *k, long n)
+{
+	uint32_t cps[KEYCAP];
+	size_t m = u8_decode(k, (size_t)n, cps, KEYCAP), i;
+	unsigned run = 0;
+	for (i = 0; i < m; i++) {
+		run = fold_cp_ccc(c, cps[i]) > 0 ? run + 1 : 0;
+		if (run > 30)
+			return 1;
+	}
+	return 0;
+}
+
+/* Compare a well-formed name's keys in both forms (long runs left out). */
+static void compare_keys(const struct ver *v, const char *s, size_t n,
+			 const char *what)
+{
+	static char kk[KEYCAP], lk[KEYCAP];
+	for (int f = 0; f < 2; f++) {
+		const struct fold_ctx *c = f ? &v->cf : &v->nd;
+		long kl = kkey(v, f ? UTF8_NFDICF : UTF8_NFDI, s, n, kk);
+		ssize_t ll = fold_key(c, s, n, lk, KEYCAP);
+		if (kl >= 0 && long_run(c, kk, kl)) {
+			exempt++;
+			continue;
+		}
+		ck(kl >= 0 && ll == kl && !memcmp(kk, lk, (size_t)kl),
+		   "%s %s %s: %s: kernel %s, libfold %s", what, v->enc,
+		   f ? "nfdicf" : "nfdi", ck_hex(s, n),
+		   kl < 0 ? "refuses it" : ck_hex(kk, (size_t)kl),
+		   ll < 0 ? "error" : ck_hex(lk, (size_t)ll));
+	}
+}
+
+static int setup(void)
+{
+	const struct utf8data_table *t = &utf8_data_table;
+	int i;
+	ck_group("versions");
+	ck(t->utf8nfdicfdata_size == t->utf8nfdidata_size,
+	   "kernel table: %d nfdicf versions, %d nfdi", t->utf8nfdicfdata_size,
+	   t->utf8nfdidata_size);
+	for (i = 0; i < t->utf8nfdicfdata_size && nvers < MAXV; i++) {
+		unsigned a = t->utf8nfdicfdata[i].maxage;
+		struct ver *v = &vers[nvers];
+		int e1, e2;
+		if (!a)
+			continue;
+		v->um.version = a;
+		v->um.tables = t;
+		v->um.ntab[UTF8_NFDICF] = &t->utf8nfdicfdata[i];
+		v->um.ntab[UTF8_NFDI] = &t->utf8nfdidata[i];
+		snprintf(v->enc, sizeof v->enc, "utf8-%u.%u.%u", a >> 16,
+			 (a >> 8) & 0xFF, a & 0xFF);
+		e1 = fold_init(&v->cf, v->enc, FOLD_CASEFOLD,
+			       FOLD_IGNORABLES | FOLD_KERNEL_ORDER);
+		e2 = fold_init(&v->nd, v->enc, FOLD_NFD,
+			       FOLD_IGNORABLES | FOLD_KERNEL_ORDER);
+		if (e1 == FOLD_EVERSION) {
+			ck_info("kernel table has %s, newer than libfold: left out",
+				v->enc);
+			continue;
+		}
+		if (!ck(!e1 && !e2, "%s: fold_init: %s", v->enc,
+			fold_strerror(e1 ? e1 : e2)))
+			continue;
+		ck(t->utf8nfdidata[i].maxage == a, "%s: nfdi table is %#x",
+		   v->enc, t->utf8nfdidata[i].maxage);
+		if (a == 0x0C0100)
+			v121 = nvers;
+		nvers++;
+	}
+	ck_info("kernel table: %d Unicode versions, %s to %s", nvers,
+		nvers ? vers[0].enc : "-", nvers ? vers[nvers - 1].enc : "-");
+	if (!ck(v121 >= 0, "the kernel's table has no Unicode 12.1"))
+		return -1;
+	{
+		struct fold_ctx p;
+		const struct fold_ctx *c = &vers[v121].cf;
+		ck(fold_init_profile(&p, "ext4") == 0 &&
+			   p.charset == c->charset && p.form == c->form &&
+			   p.age == c->age && p.flags == c->flags,
+		   "profile ext4 is not utf8-12.1 CASEFOLD with IGNORABLES | "
+		   "KERNEL_ORDER");
+	}
+	return 0;
+}
+
+static void codepoints(void)
+{
+	char s[4];
+	ck_group("codepoints");
+	for (int i = 0; i < nvers; i++)
+		for (uint32_t cp = 1; cp <= 0x10FFFF; cp++) {
+			if (cp - 0xD800 < 0x800)
+				continue;
+			compare_keys(&vers[i], s, u8_put(cp, s), "U+");
+		}
+}
+
+/* A version: 12.1 (the one ext4 uses) half of the time. */
+static struct ver *pick_version(struct rn *r)
+{
+	return &vers[rn_below(r, 2) ? v121 : (int)rn_below(r, (uint32_t)nvers)];
+}
+
+static size_t random_name(struct rn *r, char *s)
+{
+	uint32_t cps[40];
+	size_t m = rn_cps(r, -1, cps, 1 + rn_below(r, 40));
+	return u8_encode(cps, m, s);
+}
+
+static void names(struct rn *r, long count)
+{
+	static char s[NAMECAP];
+	ck_group("names");
+	for (long i = 0; i < count; i++) {
+		size_t n = random_name(r, s);
+		compare_keys(pick_version(r), s, n, "name");
+	}
+}
+
+/* ---- ill-formed input ----------------------------------------------- */
+
+/* What the kernel should accept, from libfold's own verdict: the name up
+ * to its first NUL, without the continuation bytes that follow complete
+ * characters, must be well formed, and must not start with a
+ * continuation byte. */
+static int kernel_should_accept(const struct fold_ctx *c, const char *s,
+				size_t n)
+{
+	static char t[NAMECAP];
+	size_t i = 0, k = 0;
+	const unsigned char *u = (const unsigned char *)s;
+	if (n && (u[0] & 0xC0) == 0x80)
+		return 0;
+	while (i < n && u[i]) {
+		unsigned b = u[i], len = b < 0xC0 ? 1 : b < 0xE0 ? 2 :
+					    b < 0xF0 ? 3 : b < 0xF8 ? 4 : 1;
+		if ((b & 0xC0) == 0x80) {
+			i++; /* after a complete character: passed over */
+			continue;
+		}
+		for (unsigned j = 0; j < len && i < n && (j == 0 || u[i]); j++)
+			t[k++] = s[i++];
+	}
+	return fold_validate(c, t, k, NULL) == 0;
+}
+
+static void damage(struct rn *r, char *s, size_t *n)
+{
+	switch (rn_below(r, 3)) {
+	case 0: /* one byte replaced */
+		s[rn_below(r, (uint32_t)*n)] = (char)rn_below(r, 256);
+		break;
+	case 1: /* one byte put in */
+		if (*n < NAMECAP) {
+			size_t at = rn_below(r, (uint32_t)*n + 1);
+			memmove(s + at + 1, s + at, *n - at);
+			s[at] = (char)(0x80 + rn_below(r, 0x80));
+			++*n;
+		}
+		break;
+	default: /* cut short */
+		*n = rn_below(r, (uint32_t)*n) + 1;
+		break;
+	}
+}
+
+static void ill_formed(struct rn *r, long count)
+{
+	static const struct {
+		const char *s;
+		size_t n;
+		int kernel; /* does the kernel accept it? */
+	} fixed[] = {
+		{"A\xC0\x80", 3, 0},	     {"A\xC1\xBF", 3, 0},
+		{"A\xE0\x9F\xBF", 4, 0},     {"A\xF0\x8F\xBF\xBF", 5, 0},
+		{"A\xED\xA0\x80", 4, 0},     {"A\xED\xBF\xBF", 4, 0},
+		{"A\xF4\x90\x80\x80", 5, 0}, {"A\xF5\x80\x80\x80", 5, 0},
+		{"A\xE3\x82", 3, 0},	     {"A\xE3\x82" "B", 4, 0},
+		{"A\xFF", 2, 0},	     {"A\xF8\x88\x80\x80\x80", 6, 0},
+		{"\x80", 1, 0},		     {"\xBF" "A", 2, 0},
+		/* the kernel's laxities */
+		{"X\x82", 2, 1},	     {"\xC3\xA9\x80", 3, 1},
+		{"A\0B", 3, 1},
+	};
+	static char s[NAMECAP + 1], kk[KEYCAP];
+	const struct ver *v = &vers[v121];
+	unsigned long lax = 0;
+	ck_group("ill-formed");
+	for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) {
+		long kl = kkey(v, UTF8_NFDICF, fixed[i].s, fixed[i].n, kk);
+		ck((kl >= 0) == fixed[i].kernel &&
+			   fold_validate(&v->cf, fixed[i].s, fixed[i].n, NULL) ==
+				   FOLD_EILSEQ,
+		   "%s: kernel %s it (expected %s), libfold must refuse it",
+		   ck_hex(fixed[i].s, fixed[i].n),
+		   kl >= 0 ? "accepts" : "refuses",
+		   fixed[i].kernel ? "accepts" : "refuses");
+	}
+	for (long i = 0; i < count; i++) {
+		size_t n = random_name(r, s);
+		int ok, want;
+		long kl;
+		v = pick_version(r);
+		if (rn_below(r, 4))
+			damage(r, s, &n);
+		kl = kkey(v, rn_below(r, 2) ? UTF8_NFDICF : UTF8_NFDI, s, n, kk);
+		ok = fold_validate(&v->cf, s, n, NULL) == 0;
+		want = kernel_should_accept(&v->cf, s, n);
+		lax += kl >= 0 && !ok;
+		ck((kl >= 0) == want,
+		   "%s %s: kernel %s it, expected %s; libfold: %s", v->enc,
+		   ck_hex(s, n), kl >= 0 ? "accepts" : "refuses",
+		   want ? "accept" : "refuse", ok ? "well formed" : "ill formed");
+	}
+	ck_info("%lu names the kernel accepts and libfold keeps opaque "
+		"(stray continuation bytes, NUL)", lax);
+}
+
+/* ---- pairs ---------------------------------------------------------- */
+
+static const uint32_t ignorables[] = {
+	0x00AD, 0x034F, 0x115F, 0x180B, 0x200B, 0x200C, 0x200D,
+	0x2060, 0xFE0F, 0xFFA0, 0x1D173, 0xE0001, 0xE0100,
+};
+
+/* A variant of the name cps[0..m) (at version v) into t; its length. */
+static size_t variant(struct rn *r, const struct ver *v, const uint32_t *cps,
+		      size_t m, char *t)
+{
+	uint32_t w[48];
+	size_t i, at;
+	memcpy(w, cps, m * sizeof *w);
+	switch (rn_below(r, 6)) {
+	case 0: /* ASCII case changed */
+		for (i = 0; i < m; i++)
+			if ((w[i] | 32) - 'a' < 26u && rn_below(r, 2))
+				w[i] ^= 32;
+		break;
+	case 1: /* an ignorable put in, anywhere */
+		at = rn_below(r, (uint32_t)m + 1);
+		memmove(w + at + 1, w + at, (m - at) * sizeof *w);
+		w[at] = ignorables[rn_below(r, sizeof ignorables /
+						   sizeof *ignorables)];
+		m++;
+		break;
+	case 2: /* two neighbours swapped, marks if there are */
+		for (i = 0, at = m; i + 1 < m; i++)
+			if (fold_cp_ccc(&v->cf, w[i]) &&
+			    fold_cp_ccc(&v->cf, w[i + 1]) && rn_below(r, 2))
+				at = i;
+		if (at == m && m > 1)
+			at = rn_below(r, (uint32_t)m - 1);
+		if (at + 1 < m) {
+			uint32_t x = w[at];
+			w[at] = w[at + 1];
+			w[at + 1] = x;
+		}
+		break;
+	case 3: { /* its NFC */
+		char s[NAMECAP];
+		struct fold_ctx nfc;
+		size_t n = u8_encode(w, m, s);
+		ssize_t k;
+		if (fold_init(&nfc, v->enc, FOLD_NFC, 0) ||
+		    (k = fold_normalize(&nfc, s, n, t, NAMECAP)) < 0 ||
+		    k > NAMECAP)
+			break;
+		return (size_t)k;
+	}
+	case 4: { /* its own key, as a name */
+		char s[NAMECAP];
+		size_t n = u8_encode(w, m, s);
+		ssize_t k = fold_key(&v->cf, s, n, t, NAMECAP);
+		if (k < 0 || k > NAMECAP)
+			break;
+		return (size_t)k;
+	}
+	default: /* an unrelated name */
+		m = rn_cps(r, -1, w, 1 + rn_below(r, 40));
+		break;
+	}
+	return u8_encode(w, m, t);
+}
+
+static int sign(long x)
+{
+	return (x > 0) - (x < 0);
+}
+
+static void pairs(struct rn *r, long count)
+{
+	static const struct fold_seed seed = {0x0123456789ABCDEFull, 42};
+	static char a[NAMECAP], b[NAMECAP], ka[KEYCAP], kb[KEYCAP];
+	unsigned long same = 0;
+	ck_group("pairs");
+	for (long i = 0; i < count; i++) {
+		const struct ver *v = pick_version(r);
+		const struct fold_ctx *c = &v->cf;
+		uint32_t cps[40];
+		size_t m = rn_cps(r, -1, cps, 1 + rn_below(r, 40));
+		size_t an = u8_encode(cps, m, a), bn = variant(r, v, cps, m, b);
+		long la = kkey(v, UTF8_NFDICF, a, an, ka);
+		long lb = kkey(v, UTF8_NFDICF, b, bn, kb);
+		int keq, leq, lcmp, kcmp;
+		if (la < 0 || lb < 0 || long_run(c, ka, la) ||
+		    long_run(c, kb, lb)) {
+			exempt++;
+			continue;
+		}
+		kcmp = memcmp(ka, kb, (size_t)(la < lb ? la : lb));
+		kcmp = kcmp ? sign(kcmp) : sign(la - lb);
+		keq = kcmp == 0;
+		leq = fold_equal(c, a, an, b, bn);
+		lcmp = fold_cmp(c, a, an, b, bn);
+		same += keq;
+		ck(leq == keq && lcmp == kcmp,
+		   "%s: %s vs %s: kernel %s (order %d), fold_equal %d, "
+		   "fold_cmp %d", v->enc, ck_hex(a, an), ck_hex(b, bn),
+		   keq ? "same" : "different", kcmp, leq, lcmp);
+		if (keq)
+			ck(fold_hash(c, &seed, a, an) == fold_hash(c, &seed, b, bn),
+			   "%s: %s and %s: the kernel's same name, different "
+			   "hashes", v->enc, ck_hex(a, an), ck_hex(b, bn));
+	}
+	ck_info("%lu of %ld pairs the same name to the kernel", same, count);
+}
+
+int main(int argc, char **argv)
+{
+	long count = 1000000;
+	uint64_t seed = 20261204;
+	struct rn r;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--names") && i + 1 < argc) {
+			count = strtol(argv[++i], NULL, 10);
+		} else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
+			seed = strtoull(argv[++i], NULL, 0);
+		} else {
+			fprintf(stderr, "usage: %s [--names N] [--seed S]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	rn_seed(&r, seed);
+	if (setup() == 0) {
+		codepoints();
+		names(&r, count);
+		pairs(&r, count);
+		ill_formed(&r, count);
+	}
+	ck_info("%lu keys left out: a run of more than 30 marks", exempt);
+	return ck_finish();
+}
