@@ -54,6 +54,12 @@ static void usage(FILE *f)
 "                         (newest known), ascii\n"
 "      --flags LIST       use these flags instead of the record's:\n"
 "                         strict,compat,ignorables (any subset, or \"\")\n"
+"  -p, --profile ext4     compare as the Linux kernel's casefolding ext4,\n"
+"                         f2fs and tmpfs directories do (utf8-12.1,\n"
+"                         ignorables dropped, the kernel's order of marks):\n"
+"                         what would collide once copied into one; not\n"
+"                         with --encoding, --flags, --set-encoding or\n"
+"                         --casefold-dir\n"
 "  -c, --casefold         treat every directory as folding\n"
 "\n"
 "What-if reports (names whose equivalence class would change count as\n"
@@ -181,6 +187,18 @@ static int find_record(struct check *c, int upward)
 	return -ENOENT;
 }
 
+/* The flags as the report names them: the record's, and the kernel's
+ * order of marks that --profile ext4 adds. */
+static void flags_text(unsigned flags, char *buf, size_t cap)
+{
+	size_t l;
+
+	foldfs_flags_format(flags, buf, cap);
+	l = strlen(buf);
+	if (flags & FOLD_KERNEL_ORDER)
+		snprintf(buf + l, cap - l, "%skernel-order", l ? "," : "");
+}
+
 static int init_ctx(struct fold_ctx *ctx, const char *enc, unsigned flags,
 		    const char *what)
 {
@@ -223,16 +241,21 @@ static int setup_tree(struct check *c, const char *path)
 	flags = c->have_flags_opt ? c->flags_opt
 		: c->have_record  ? c->rec.flags
 				  : 0;
-	if (init_ctx(&c->ctx, enc, flags, "base") < 0)
+	if (c->profile_opt) {
+		if (fold_init_profile(&c->ctx, c->profile_opt) < 0)
+			return EXIT_USAGE; /* checked with the options */
+		flags = c->ctx.flags;
+	} else if (init_ctx(&c->ctx, enc, flags, "base") < 0) {
 		return EXIT_USAGE;
-	c->kctx = c->ctx;
-	fold_init(&c->kctx, enc, FOLD_CASEFOLD, flags & ~FOLD_STRICT);
+	}
 	fold_encoding_name(&c->ctx, c->enc_name, sizeof c->enc_name);
+	c->kctx = c->ctx;
+	fold_init(&c->kctx, c->enc_name, FOLD_CASEFOLD, flags & ~FOLD_STRICT);
 
 	c->whatif = 0;
 	if (c->upgrade_to || c->toggle_compat || c->toggle_ignorables ||
 	    c->mode == MODE_SET_ENCODING) {
-		const char *tenc = enc;
+		const char *tenc = c->enc_name;
 		unsigned tfl = flags;
 
 		if (c->mode == MODE_SET_ENCODING) {
@@ -255,7 +278,7 @@ static int setup_tree(struct check *c, const char *path)
 		if (tfl != flags) {
 			size_t l = strlen(c->tenc_name);
 
-			foldfs_flags_format(tfl, fl, sizeof fl);
+			flags_text(tfl, fl, sizeof fl);
 			snprintf(c->tenc_name + l, sizeof c->tenc_name - l,
 				 "[%s]", fl[0] ? fl : "no flags");
 		}
@@ -267,7 +290,7 @@ static int setup_tree(struct check *c, const char *path)
 	}
 	memset(&c->st, 0, sizeof c->st);
 
-	foldfs_flags_format(flags, fl, sizeof fl);
+	flags_text(flags, fl, sizeof fl);
 	if (c->json) {
 		fputs("{\"type\":\"tree\",", stdout);
 		rep_json_name(stdout, "path", path, strlen(path));
@@ -288,10 +311,13 @@ static int setup_tree(struct check *c, const char *path)
 			fputs("null", stdout);
 		}
 		printf(",\"source\":\"%s\",\"folding\":\"%s\"",
-		       c->encoding_opt || c->have_flags_opt ? "options"
-		       : c->have_record			     ? "record"
-							     : "default",
+		       c->encoding_opt || c->have_flags_opt ||
+				       c->profile_opt ? "options"
+		       : c->have_record		      ? "record"
+						      : "default",
 		       c->force_casefold ? "all" : "attribute");
+		if (c->profile_opt)
+			printf(",\"profile\":\"%s\"", c->profile_opt);
 		if (c->whatif)
 			printf(",\"target\":\"%s\"", c->tenc_name);
 		fputs("}\n", stdout);
@@ -300,7 +326,10 @@ static int setup_tree(struct check *c, const char *path)
 		rep_escape(stdout, path, strlen(path));
 		printf(": encoding %s, flags %s", c->enc_name,
 		       fl[0] ? fl : "(none)");
-		if (c->encoding_opt || c->have_flags_opt)
+		if (c->profile_opt)
+			printf(" (--profile %s: the Linux kernel's "
+			       "casefolding directories)", c->profile_opt);
+		else if (c->encoding_opt || c->have_flags_opt)
 			printf(" (from the command line)");
 		else if (c->have_record)
 			printf(" (record %s%s%s)", c->record_dir,
@@ -496,6 +525,7 @@ enum {
 static const struct option longopts[] = {
 	{ "encoding", required_argument, NULL, 'e' },
 	{ "flags", required_argument, NULL, OPT_FLAGS },
+	{ "profile", required_argument, NULL, 'p' },
 	{ "casefold", no_argument, NULL, 'c' },
 	{ "upgrade-to", required_argument, NULL, 'u' },
 	{ "compat", no_argument, NULL, OPT_COMPAT },
@@ -537,7 +567,7 @@ int main(int argc, char **argv)
 
 	c.log_fd = -1;
 	c.max_fds = 64;
-	while ((opt = getopt_long(argc, argv, "e:cu:yjqxhV", longopts,
+	while ((opt = getopt_long(argc, argv, "e:p:cu:yjqxhV", longopts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'e':
@@ -550,6 +580,13 @@ int main(int argc, char **argv)
 						   "ignorables)",
 						   optarg);
 			c.have_flags_opt = 1;
+			break;
+		case 'p':
+			if (strcmp(optarg, "ext4"))
+				return usage_error("unknown profile (known: "
+						   "ext4)",
+						   optarg);
+			c.profile_opt = optarg;
 			break;
 		case 'c':
 			c.force_casefold = 1;
@@ -636,6 +673,17 @@ int main(int argc, char **argv)
 	if (modes > 1)
 		return usage_error("--info, --set-encoding, --casefold-dir "
 				   "and --undo exclude each other",
+				   NULL);
+	if (c.profile_opt && (c.encoding_opt || c.have_flags_opt))
+		return usage_error("--profile sets the encoding and the flags: "
+				   "not with --encoding or --flags",
+				   NULL);
+	if (c.profile_opt && (c.mode == MODE_SET_ENCODING ||
+			      c.mode == MODE_CASEFOLD_DIR || c.mode == MODE_INFO))
+		return usage_error("--profile only compares (a foldfs record "
+				   "cannot hold the kernel's order of marks): "
+				   "not with --set-encoding, --casefold-dir or "
+				   "--info",
 				   NULL);
 	if (c.yes && !c.fix)
 		return usage_error("--yes only goes with --fix", NULL);

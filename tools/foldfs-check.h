@@ -81,6 +81,7 @@ struct check {
 	enum mode mode;
 	int json, quiet, force_casefold, fix, yes, xdev, progress;
 	const char *encoding_opt; /* --encoding */
+	const char *profile_opt;  /* --profile */
 	int have_flags_opt;
 	unsigned flags_opt;	    /* --flags */
 	const char *upgrade_to;	    /* --upgrade-to */
@@ -105,7 +106,7 @@ struct check {
 	int whatif;		  /* a target ctx is set */
 	struct fold_ctx tctx;	  /* what-if target, FOLD_STRICT stripped */
 	unsigned tflags;	  /* target flags including strict */
-	char enc_name[40], tenc_name[40];
+	char enc_name[64], tenc_name[64];
 	struct fold_seed seed;
 	int record_root_fd_dev_ino_set;
 	dev_t rec_dev;

@@ -722,6 +722,47 @@ def test_profiles():
           "compat record, --compat flips it off: split (%r)" % ws)
 
 
+def test_kernel_profile():
+    # --profile ext4: the kernel's order of marks.  Under plain ignorables
+    # the ZWNJ is dropped and the marks around it sorted, and U+0345 is
+    # ordered as class 240, so each pair collides; the kernel keeps both
+    # pairs apart.  Case folding still joins Straße and STRASSE.
+    root = fresh("t-kprofile")
+    apart = (u("a\u0300\u200c\u0316"), u("a\u0316\u0300"))
+    ypo = (u("\u03b1\u0345\u0300"), u("\u03b1\u0300\u0345"))
+    same = (u("Stra\u00dfe"), b"STRASSE")
+    for n in apart + ypo + same + (u("A\u0300\u00ad\u0316"),):
+        mkfile(root, n)
+    rc, objs, err = jrun(["--casefold", "--flags", "ignorables", root])
+    groups = [names_of(o) for o in by_type(objs, "collision")]
+    check(rc == 4 and len(groups) == 3 and set(ypo) in groups and
+          set(same) in groups and
+          set(apart + (u("A\u0300\u00ad\u0316"),)) in groups,
+          "--flags ignorables: marks sorted across the ZWNJ (%r)" % groups)
+    rc, objs, err = jrun(["--casefold", "--profile", "ext4", root])
+    groups = [names_of(o) for o in by_type(objs, "collision")]
+    tree = by_type(objs, "tree")
+    check(rc == 4 and len(groups) == 2 and set(same) in groups and
+          {apart[0], u("A\u0300\u00ad\u0316")} in groups,
+          "--profile ext4: only Straße and the two kept apart alike (%r)"
+          % groups)
+    check(len(tree) == 1 and tree[0].get("profile") == "ext4" and
+          tree[0]["encoding"] == "utf8-12.1.0" and
+          tree[0]["flags"] == "ignorables,kernel-order",
+          "--profile ext4: the tree line names it (%r)" % tree)
+    for argv, what in ((["--profile", "xfs", root], "unknown profile"),
+                       (["--profile", "ext4", "-e", "utf8", root],
+                        "with --encoding"),
+                       (["--profile", "ext4", "--flags", "", root],
+                        "with --flags"),
+                       (["--profile", "ext4", "--info", root], "with --info"),
+                       (["--profile", "ext4", "--set-encoding", "utf8-15.0",
+                         root], "with --set-encoding")):
+        rc, out, err = run(argv)
+        check(rc == 16 and b"--help" in err, "--profile %s: usage error "
+              "(exit %d, %r)" % (what, rc, err))
+
+
 def test_casefold_dir():
     root = fresh("t-cfdir")
     top = mkdir(root, b"Top")
@@ -945,9 +986,10 @@ def test_daemon_agrees():
 
 def test_help():
     rc, out, err = run(["--help"])
-    for opt in ("--encoding", "--casefold", "--upgrade-to", "--compat",
-                "--ignorables", "--fix", "--yes", "--undo", "--casefold-dir",
-                "--info", "--set-encoding", "--json", "Exit status"):
+    for opt in ("--encoding", "--profile", "--casefold", "--upgrade-to",
+                "--compat", "--ignorables", "--fix", "--yes", "--undo",
+                "--casefold-dir", "--info", "--set-encoding", "--json",
+                "Exit status"):
         check(rc == 0 and opt.encode() in out, "--help mentions " + opt)
     rc, out, err = run(["--version"])
     check(rc == 0 and out.startswith(b"foldfs-check "), "--version")
@@ -957,7 +999,8 @@ os.makedirs(TMP, exist_ok=True)
 os.chmod(TMP, 0o755)
 for t in (test_record_unit, test_known_collisions, test_random_model,
           test_json_escaping, test_exit_codes, test_fix_undo,
-          test_interrupted, test_upgrade, test_profiles, test_casefold_dir,
+          test_interrupted, test_upgrade, test_profiles,
+          test_kernel_profile, test_casefold_dir,
           test_set_encoding_info, test_deep, test_progress,
           test_daemon_agrees, test_help):
     before = failed
