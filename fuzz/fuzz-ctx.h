@@ -62,21 +62,39 @@ static inline void fuzz_hex(const char *what, const void *p, size_t n)
 /*
  * Longest run of non-starters s would have after decomposition (UAX #15
  * D4 counting, leading/trailing non-starters of each code point's NFKD),
- * for well-formed s.  Longer than 30 means libfold cuts the run, so ICU
- * and closure comparisons do not apply.  Uses the library's NFKD of single
- * code points, which are far too short to be cut themselves.
+ * for well-formed s under ctx c.  Longer than 30 means libfold cuts the
+ * run, so ICU and closure comparisons do not apply.  Uses the library's
+ * NFKD of single code points, which are far too short to be cut
+ * themselves.  Where c drops ignorables, the marks on their two sides
+ * make one run (but for FOLD_KERNEL_ORDER, where a dropped ignorable ends
+ * the run as a starter would, fold.h).
  */
-static inline size_t fuzz_max_run(const char *s, size_t n)
+static inline size_t fuzz_max_run(const struct fold_ctx *c, const char *s,
+				  size_t n)
 {
-	static struct fold_ctx nfkd;
+	static struct fold_ctx nfkd, ign;
 	static int ready;
 	const unsigned char *b = (const unsigned char *)s;
 	size_t i = 0, run = 0, best = 0;
+	int drops = c->form == FOLD_NFKC_CF || (c->flags & FOLD_IGNORABLES);
 
+	if (drops && (c->flags & FOLD_KERNEL_ORDER) &&
+	    (c->form == FOLD_NFD || c->form == FOLD_NFKD ||
+	     c->form == FOLD_CASEFOLD))
+		drops = 0; /* they count as starters, as below */
 	if (!ready) {
 		if (fold_init(&nfkd, "utf8", FOLD_NFKD, 0))
 			abort();
 		ready = 1;
+	}
+	if (drops && ign.age != c->age) {
+		/* which code points c drops: those with an empty NFKD in
+		 * c's version with FOLD_IGNORABLES */
+		char enc[32];
+
+		if (fold_encoding_name(c, enc, sizeof enc) < 0 ||
+		    fold_init(&ign, enc, FOLD_NFKD, FOLD_IGNORABLES))
+			abort();
 	}
 	while (i < n) {
 		size_t len = b[i] < 0x80 ? 1 : b[i] < 0xE0 ? 2 : b[i] < 0xF0 ? 3 : 4;
@@ -87,6 +105,10 @@ static inline size_t fuzz_max_run(const char *s, size_t n)
 
 		if (dn < 0 || (size_t)dn > sizeof d)
 			return (size_t)-1;
+		if (drops && fold_normalize(&ign, s + i, len, d, 0) == 0) {
+			i += len; /* dropped: the run goes on past it */
+			continue;
+		}
 		while (j < (size_t)dn) {
 			const unsigned char *e = (const unsigned char *)d + j;
 			size_t el = e[0] < 0x80 ? 1 : e[0] < 0xE0 ? 2 : e[0] < 0xF0 ? 3 : 4;

@@ -112,7 +112,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		 * not the kernel's order, fuzz_closed) */
 		if (want < 0 && fuzz_closed(&c) &&
 		    (c.charset == FOLD_CHARSET_ASCII ||
-		     fuzz_max_run(s, n) <= 30) &&
+		     fuzz_max_run(&c, s, n) <= 30) &&
 		    (fold_hash(&c, &seed, k, (size_t)kn) != h ||
 				 !fold_equal(&c, s, n, k, (size_t)kn))) {
 			fuzz_hex("input", s, n);

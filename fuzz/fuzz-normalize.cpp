@@ -92,7 +92,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		     key, norm);
 	if (fold_validate(&c, key.data(), key.size(), nullptr) != 0)
 		fail("output is ill formed", s, n, key, key);
-	if ((c.charset == FOLD_CHARSET_UTF8 && fuzz_max_run(s, n) > 30) ||
+	if ((c.charset == FOLD_CHARSET_UTF8 && fuzz_max_run(&c, s, n) > 30) ||
 	    !fuzz_closed(&c))
 		return 0;
 	ssize_t r2;

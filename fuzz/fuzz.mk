@@ -1,12 +1,16 @@
 # fuzz/fuzz.mk - libFuzzer targets for libfold (clang only).
 #
-#   make fuzz              run each target for FUZZ_SECONDS (default 300)
+#   make fuzz              run each target for FUZZ_SECONDS (default 300),
+#                          and fuzz-kernel where the kernel's source is
 #   make fuzz-build        just build them (into build-fuzz/)
 #   make check-lib-fuzz    suite: each target for LIB_FUZZ_SECONDS (15)
 #
 # Targets: normalize (fold_normalize/fold_key vs ICU), compare (fold_cmp,
 # fold_equal, fold_hash vs fold_key order), hash (fold_validate vs an
-# independent validator, fold_hash vs the key).  The targets and a libfold
+# independent validator, fold_hash vs the key), and kernel (the ext4
+# profile vs the Linux kernel's own fs/unicode, where tests/lib/
+# kernel-src.sh can fetch it; seeded from normalize's corpus).  The targets
+# and a libfold
 # built with -fsanitize=fuzzer-no-link,address,undefined live in
 # FUZZ_BUILD, a separate build dir made by a sub-make.  Corpora live in
 # FUZZ_CORPUS/NAME, seeded at build time by $(BUILD)/fuzz-mkseeds (nothing
@@ -22,7 +26,7 @@ FUZZ_CFLAGS      := -fsanitize=fuzzer-no-link,address,undefined \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_MAKE = MAKEFLAGS= $(MAKE) -j2 --no-print-directory -s BUILD=$(FUZZ_BUILD) CC=clang \
 	CXX=clang++ EXTRA_CFLAGS='$(FUZZ_CFLAGS)' \
-	EXTRA_LDFLAGS='-fsanitize=address,undefined'
+	EXTRA_LDFLAGS='-fsanitize=address,undefined' KERNEL_UNI=$(KERNEL_UNI)
 FUZZ_RUN_FLAGS := -max_len=512 -timeout=20 -rss_limit_mb=2048 \
 	-print_final_stats=1
 
@@ -50,6 +54,26 @@ $(BUILD)/fuzz-compare: $(FZ_OBJ)/fuzz-compare.o $(LIBFOLD_A)
 $(BUILD)/fuzz-hash: $(FZ_OBJ)/fuzz-hash.o $(LIBFOLD_A)
 	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^
 
+# fuzz-kernel: libfold's ext4 profile against the kernel's own fs/unicode,
+# which tests/lib/kernel-src.sh fetches into $(KERNEL_UNI) (shared with
+# suite lib-kernel; tests/lib/suite.mk builds the kernel's objects without
+# sanitizers or coverage: not our code).  Seeded from the normalize corpus.
+$(FZ_OBJ)/fuzz-kernel.o: fuzz/fuzz-kernel.c $(FZ_HDRS) tests/lib/kernel-oracle.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) -Itests/lib $(KERNEL_CFLAGS) -c -o $@ $<
+$(BUILD)/fuzz-kernel: $(FZ_OBJ)/fuzz-kernel.o $(TL_KOBJ)/kernel-oracle.o \
+		$(TL_KOBJ)/utf8-norm.o $(TL_KOBJ)/utf8data.o $(FZ_TL)/check.o \
+		$(LIBFOLD_A)
+	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^
+# $(1): seconds; one shell command.  Skipped, saying so, where the
+# kernel's source cannot be had.
+FUZZ_KERNEL_RUN = if sh tests/lib/kernel-src.sh $(KERNEL_UNI) >/dev/null; then \
+	  $(FUZZ_MAKE) $(FUZZ_BUILD)/fuzz-kernel && \
+	  sh fuzz/run-fuzz.sh kernel $(FUZZ_BUILD)/fuzz-kernel \
+	    $(FUZZ_CORPUS)/kernel $(1) '' $(FUZZ_CORPUS)/normalize; \
+	else echo 'fuzz-kernel: skipped: no kernel source (see suite lib-kernel)'; \
+	  echo '0 passed, 0 failed'; fi
+
 # The seed writer is an ordinary program of the main build.
 $(BUILD)/fuzz-mkseeds: $(FZ_OBJ)/mkseeds.o $(FZ_TL)/randname.o \
 		$(FZ_TL)/check.o
@@ -75,6 +99,7 @@ fuzz: $(FUZZ_SEEDED) fuzz-build
 	    -artifact_prefix=$(FUZZ_CORPUS)/crash-$$t- \
 	    $(FUZZ_CORPUS)/$$t || exit 1; \
 	done
+	@$(call FUZZ_KERNEL_RUN,$(FUZZ_SECONDS))
 
 CHECK_SUITES += lib-fuzz
 check-lib-fuzz: $(FUZZ_SEEDED)
@@ -91,4 +116,5 @@ check-lib-fuzz: $(FUZZ_SEEDED)
 	      echo 'fuzz-$(t): $(LIB_FUZZ_SECONDS) s, no failure'; \
 	      echo '1 passed, 0 failed'; \
 	    else echo \"fuzz-$(t): FAILED (exit \$$rc), log \$$log\"; \
-	      echo '0 passed, 1 failed'; exit 1; fi")
+	      echo '0 passed, 1 failed'; exit 1; fi") \
+	  "$(call FUZZ_KERNEL_RUN,$(LIB_FUZZ_SECONDS))"

@@ -131,9 +131,13 @@ $(TL_KOBJ)/test-kernel.o: tests/lib/test-kernel.c $(TL_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(TL_CFLAGS) $(KERNEL_CFLAGS) -c -o $@ $<
 
-$(TEST_LIB_KERNEL): $(TL_KOBJ)/test-kernel.o $(TL_KOBJ)/utf8-norm.o \
-		$(TL_KOBJ)/utf8data.o $(TL_OBJ)/randname.o $(TL_OBJ)/check.o \
-		$(LIBFOLD_A)
+$(TL_KOBJ)/kernel-oracle.o: tests/lib/kernel-oracle.c $(TL_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(TL_CFLAGS) $(KERNEL_CFLAGS) -c -o $@ $<
+
+$(TEST_LIB_KERNEL): $(TL_KOBJ)/test-kernel.o $(TL_KOBJ)/kernel-oracle.o \
+		$(TL_KOBJ)/utf8-norm.o $(TL_KOBJ)/utf8data.o $(TL_OBJ)/randname.o \
+		$(TL_OBJ)/check.o $(LIBFOLD_A)
 	$(CC) $(LDFLAGS_BASE) -o $@ $^
 
 CHECK_SUITES += lib-kernel

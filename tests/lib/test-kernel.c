@@ -33,68 +33,26 @@
 
 #include "check.h"
 #include "fold.h"
+#include "kernel-oracle.h"
 #include "randname.h"
-#include "utf8n.h"
 
-extern struct utf8data_table utf8_data_table;
-
-#define MAXV 64
 #define KEYCAP 4096
 #define NAMECAP 512
 
-/* One Unicode version of the kernel's table, with libfold's contexts. */
-struct ver {
-	struct unicode_map um;
-	char enc[24];
-	struct fold_ctx cf, nd; /* nfdicf, nfdi */
-};
-
-static struct ver vers[MAXV];
+static struct kver vers[KVER_MAX];
 static int nvers, v121 = -1;
 static unsigned long exempt;
 
-/* The kernel's key of s[0..n) in form f, as utf8_casefold() makes it;
- * -1 if the kernel refuses the name. */
-static long kkey(const struct ver *v, enum utf8_normalization f,
-		 const char *s, size_t n, char *out)
-{
-	struct utf8cursor cur;
-	long k = 0;
-	int b;
-	if (utf8ncursor(&cur, &v->um, f, s, n) < 0)
-		return -1;
-	while ((b = utf8byte(&cur)) > 0) {
-		if (k == KEYCAP)
-			return -2;
-		out[k++] = (char)b;
-	}
-	return b < 0 ? -1 : k;
-}
-
-/* Does a (well-formed) key hold a run of more than 30 non-starters? */
-static int long_run(const struct fold_ctx *c, const char *k, long n)
-{
-	uint32_t cps[KEYCAP];
-	size_t m = u8_decode(k, (size_t)n, cps, KEYCAP), i;
-	unsigned run = 0;
-	for (i = 0; i < m; i++) {
-		run = fold_cp_ccc(c, cps[i]) > 0 ? run + 1 : 0;
-		if (run > 30)
-			return 1;
-	}
-	return 0;
-}
-
 /* Compare a well-formed name's keys in both forms (long runs left out). */
-static void compare_keys(const struct ver *v, const char *s, size_t n,
+static void compare_keys(const struct kver *v, const char *s, size_t n,
 			 const char *what)
 {
 	static char kk[KEYCAP], lk[KEYCAP];
 	for (int f = 0; f < 2; f++) {
 		const struct fold_ctx *c = f ? &v->cf : &v->nd;
-		long kl = kkey(v, f ? UTF8_NFDICF : UTF8_NFDI, s, n, kk);
+		long kl = kernel_key(v, f, s, n, kk, KEYCAP);
 		ssize_t ll = fold_key(c, s, n, lk, KEYCAP);
-		if (kl >= 0 && long_run(c, kk, kl)) {
+		if (kl >= 0 && kernel_long_run(c, kk, (size_t)kl)) {
 			exempt++;
 			continue;
 		}
@@ -108,44 +66,17 @@ static void compare_keys(const struct ver *v, const char *s, size_t n,
 
 static int setup(void)
 {
-	const struct utf8data_table *t = &utf8_data_table;
-	int i;
+	int newer;
 	ck_group("versions");
-	ck(t->utf8nfdicfdata_size == t->utf8nfdidata_size,
-	   "kernel table: %d nfdicf versions, %d nfdi", t->utf8nfdicfdata_size,
-	   t->utf8nfdidata_size);
-	for (i = 0; i < t->utf8nfdicfdata_size && nvers < MAXV; i++) {
-		unsigned a = t->utf8nfdicfdata[i].maxage;
-		struct ver *v = &vers[nvers];
-		int e1, e2;
-		if (!a)
-			continue;
-		v->um.version = a;
-		v->um.tables = t;
-		v->um.ntab[UTF8_NFDICF] = &t->utf8nfdicfdata[i];
-		v->um.ntab[UTF8_NFDI] = &t->utf8nfdidata[i];
-		snprintf(v->enc, sizeof v->enc, "utf8-%u.%u.%u", a >> 16,
-			 (a >> 8) & 0xFF, a & 0xFF);
-		e1 = fold_init(&v->cf, v->enc, FOLD_CASEFOLD,
-			       FOLD_IGNORABLES | FOLD_KERNEL_ORDER);
-		e2 = fold_init(&v->nd, v->enc, FOLD_NFD,
-			       FOLD_IGNORABLES | FOLD_KERNEL_ORDER);
-		if (e1 == FOLD_EVERSION) {
-			ck_info("kernel table has %s, newer than libfold: left out",
-				v->enc);
-			continue;
-		}
-		if (!ck(!e1 && !e2, "%s: fold_init: %s", v->enc,
-			fold_strerror(e1 ? e1 : e2)))
-			continue;
-		ck(t->utf8nfdidata[i].maxage == a, "%s: nfdi table is %#x",
-		   v->enc, t->utf8nfdidata[i].maxage);
-		if (a == 0x0C0100)
-			v121 = nvers;
-		nvers++;
-	}
+	nvers = kernel_versions(vers, &newer, &v121);
+	if (!ck(nvers > 0, "the kernel's table: %s", nvers < 0 ?
+		"nfdicf and nfdi differ, or fold_init failed" : "no versions"))
+		return -1;
+	if (newer)
+		ck_info("%d versions of the kernel's table are newer than "
+			"libfold: left out", newer);
 	ck_info("kernel table: %d Unicode versions, %s to %s", nvers,
-		nvers ? vers[0].enc : "-", nvers ? vers[nvers - 1].enc : "-");
+		vers[0].enc, vers[nvers - 1].enc);
 	if (!ck(v121 >= 0, "the kernel's table has no Unicode 12.1"))
 		return -1;
 	{
@@ -173,7 +104,7 @@ static void codepoints(void)
 }
 
 /* A version: 12.1 (the one ext4 uses) half of the time. */
-static struct ver *pick_version(struct rn *r)
+static struct kver *pick_version(struct rn *r)
 {
 	return &vers[rn_below(r, 2) ? v121 : (int)rn_below(r, (uint32_t)nvers)];
 }
@@ -196,31 +127,6 @@ static void names(struct rn *r, long count)
 }
 
 /* ---- ill-formed input ----------------------------------------------- */
-
-/* What the kernel should accept, from libfold's own verdict: the name up
- * to its first NUL, without the continuation bytes that follow complete
- * characters, must be well formed, and must not start with a
- * continuation byte. */
-static int kernel_should_accept(const struct fold_ctx *c, const char *s,
-				size_t n)
-{
-	static char t[NAMECAP];
-	size_t i = 0, k = 0;
-	const unsigned char *u = (const unsigned char *)s;
-	if (n && (u[0] & 0xC0) == 0x80)
-		return 0;
-	while (i < n && u[i]) {
-		unsigned b = u[i], len = b < 0xC0 ? 1 : b < 0xE0 ? 2 :
-					    b < 0xF0 ? 3 : b < 0xF8 ? 4 : 1;
-		if ((b & 0xC0) == 0x80) {
-			i++; /* after a complete character: passed over */
-			continue;
-		}
-		for (unsigned j = 0; j < len && i < n && (j == 0 || u[i]); j++)
-			t[k++] = s[i++];
-	}
-	return fold_validate(c, t, k, NULL) == 0;
-}
 
 static void damage(struct rn *r, char *s, size_t *n)
 {
@@ -261,11 +167,11 @@ static void ill_formed(struct rn *r, long count)
 		{"A\0B", 3, 1},
 	};
 	static char s[NAMECAP + 1], kk[KEYCAP];
-	const struct ver *v = &vers[v121];
+	const struct kver *v = &vers[v121];
 	unsigned long lax = 0;
 	ck_group("ill-formed");
 	for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) {
-		long kl = kkey(v, UTF8_NFDICF, fixed[i].s, fixed[i].n, kk);
+		long kl = kernel_key(v, 1, fixed[i].s, fixed[i].n, kk, KEYCAP);
 		ck((kl >= 0) == fixed[i].kernel &&
 			   fold_validate(&v->cf, fixed[i].s, fixed[i].n, NULL) ==
 				   FOLD_EILSEQ,
@@ -281,7 +187,7 @@ static void ill_formed(struct rn *r, long count)
 		v = pick_version(r);
 		if (rn_below(r, 4))
 			damage(r, s, &n);
-		kl = kkey(v, rn_below(r, 2) ? UTF8_NFDICF : UTF8_NFDI, s, n, kk);
+		kl = kernel_key(v, (int)rn_below(r, 2), s, n, kk, KEYCAP);
 		ok = fold_validate(&v->cf, s, n, NULL) == 0;
 		want = kernel_should_accept(&v->cf, s, n);
 		lax += kl >= 0 && !ok;
@@ -302,7 +208,7 @@ static const uint32_t ignorables[] = {
 };
 
 /* A variant of the name cps[0..m) (at version v) into t; its length. */
-static size_t variant(struct rn *r, const struct ver *v, const uint32_t *cps,
+static size_t variant(struct rn *r, const struct kver *v, const uint32_t *cps,
 		      size_t m, char *t)
 {
 	uint32_t w[48];
@@ -372,16 +278,16 @@ static void pairs(struct rn *r, long count)
 	unsigned long same = 0;
 	ck_group("pairs");
 	for (long i = 0; i < count; i++) {
-		const struct ver *v = pick_version(r);
+		const struct kver *v = pick_version(r);
 		const struct fold_ctx *c = &v->cf;
 		uint32_t cps[40];
 		size_t m = rn_cps(r, -1, cps, 1 + rn_below(r, 40));
 		size_t an = u8_encode(cps, m, a), bn = variant(r, v, cps, m, b);
-		long la = kkey(v, UTF8_NFDICF, a, an, ka);
-		long lb = kkey(v, UTF8_NFDICF, b, bn, kb);
+		long la = kernel_key(v, 1, a, an, ka, KEYCAP);
+		long lb = kernel_key(v, 1, b, bn, kb, KEYCAP);
 		int keq, leq, lcmp, kcmp;
-		if (la < 0 || lb < 0 || long_run(c, ka, la) ||
-		    long_run(c, kb, lb)) {
+		if (la < 0 || lb < 0 || kernel_long_run(c, ka, (size_t)la) ||
+		    kernel_long_run(c, kb, (size_t)lb)) {
 			exempt++;
 			continue;
 		}
