@@ -13,7 +13,9 @@
  * Forms: NFKC_Casefold (libfold FOLD_NFKC_CF, ICU's nfkc_cf instance,
  * utf8proc's NFKC_Casefold options) and canonical caseless (libfold
  * FOLD_CASEFOLD; ICU NFD + ucasemap_utf8FoldCase + NFD; utf8proc
- * CASEFOLD|DECOMPOSE|STABLE), and libfold's "ext4" profile.
+ * CASEFOLD|DECOMPOSE|STABLE), and libfold's "ext4" profile -- also
+ * against the Linux kernel's own utf8_casefold / utf8_strncasecmp
+ * (kernel-peer.c) where that could be fetched and linked.
  *
  * Each measurement is one pass over a slice of 1,000 names of a set; the
  * implementations of an operation take turns on each slice, R times, and
@@ -46,6 +48,17 @@
 #include "fold.h"
 #include "siphash.h"
 
+/* The Linux kernel's own utf8-12.1 nfdicf (kernel-peer.c), the ext4
+ * profile's peer: linked only where tests/lib/kernel-src.sh could fetch
+ * the kernel's source, so weak (null when absent). */
+extern "C" {
+int bench_kernel_ready(void) __attribute__((weak));
+long bench_kernel_key(const char *s, size_t n, char *out, size_t cap)
+	__attribute__((weak));
+int bench_kernel_equal(const char *a, size_t an, const char *b, size_t bn)
+	__attribute__((weak));
+}
+
 namespace {
 
 volatile uint64_t vsink;
@@ -62,7 +75,7 @@ double now_ns()
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-enum Family { OURS, ICU, UTF8PROC, PLAIN };
+enum Family { OURS, ICU, UTF8PROC, PLAIN, KERNEL };
 
 struct Impl {
 	std::string label;
@@ -313,9 +326,58 @@ Impl u8p_compare(const char *label, utf8proc_option_t opt, Partner pt)
 		}};
 }
 
+/* The kernel's passes: utf8_casefold into a buffer, utf8_strncasecmp,
+ * utf8_casefold + the peers' SipHash. */
+Impl kern_fold(const char *label)
+{
+	return {label, KERNEL, [](const NameSet &ns) {
+			static char buf[CAP];
+			uint64_t acc = 0;
+			for (const std::string &s : ns.names) {
+				long r = bench_kernel_key(s.data(), s.size(), buf, CAP);
+				if (r < 0)
+					die("the kernel refused a name");
+				acc += (uint64_t)r + (unsigned char)buf[0];
+			}
+			return acc;
+		}};
+}
+
+Impl kern_equal(const char *label, Partner pt)
+{
+	return {label, KERNEL, [pt](const NameSet &ns) {
+			const std::vector<std::string> &o = ns.*pt;
+			uint64_t eq = 0;
+			for (size_t i = 0; i < ns.names.size(); i++)
+				eq += bench_kernel_equal(ns.names[i].data(),
+							 ns.names[i].size(),
+							 o[i].data(), o[i].size()) == 1;
+			return eq;
+		}};
+}
+
+Impl kern_hash(const char *label)
+{
+	return {label, KERNEL, [](const NameSet &ns) {
+			static char buf[CAP];
+			uint64_t acc = 0;
+			for (const std::string &s : ns.names) {
+				long r = bench_kernel_key(s.data(), s.size(), buf, CAP);
+				if (r >= 0)
+					acc ^= bench_siphash13(K0, K1, buf, (size_t)r);
+			}
+			return acc;
+		}};
+}
+
+bool have_kernel()
+{
+	return bench_kernel_ready && bench_kernel_ready();
+}
+
 Op compare_op(const char *name, Contexts &cx, Peers *pp, Partner pt)
 {
-	return {name, {
+	Op op = {name, {
 		ours_equal("libfold NFKC_CF equal", &cx.nkcf, pt),
 		ours_cmp("libfold NFKC_CF cmp", &cx.nkcf, pt),
 		ours_equal("libfold CASEFOLD equal", &cx.cf, pt),
@@ -332,6 +394,9 @@ Op compare_op(const char *name, Contexts &cx, Peers *pp, Partner pt)
 			return eq;
 		}},
 	}};
+	if (have_kernel())
+		op.impls.push_back(kern_equal("kernel ext4 equal", pt));
+	return op;
 }
 
 Impl ours_hash(const char *label, const struct fold_ctx *c)
@@ -358,6 +423,8 @@ std::vector<Op> make_ops(Contexts &cx, Peers &p)
 		u8p_fold("utf8proc NFKC_CF", U8P_NKCF),
 		u8p_fold("utf8proc CASEFOLD", U8P_CF),
 	}});
+	if (have_kernel())
+		ops.back().impls.push_back(kern_fold("kernel ext4"));
 
 	ops.push_back(compare_op("compare", cx, pp, &NameSet::others));
 	ops.push_back(compare_op("differ", cx, pp, &NameSet::unrelated));
@@ -371,8 +438,22 @@ std::vector<Op> make_ops(Contexts &cx, Peers &p)
 		u8p_hash("utf8proc NFKC_CF", U8P_NKCF),
 		u8p_hash("utf8proc CASEFOLD", U8P_CF),
 	}});
+	if (have_kernel())
+		ops.back().impls.push_back(kern_hash("kernel ext4"));
 	return ops;
 }
+
+/* The ext4 profile against the kernel, per operation: libfold's
+ * implementation and the kernel's (labels in make_ops). */
+struct KernelRow {
+	const char *op, *ours, *kernel;
+};
+const KernelRow kernel_rows[] = {
+	{"fold", "libfold ext4", "kernel ext4"},
+	{"compare", "libfold ext4 equal", "kernel ext4 equal"},
+	{"differ", "libfold ext4 equal", "kernel ext4 equal"},
+	{"hash", "libfold ext4", "kernel ext4"},
+};
 
 /* The set cut into slices of SLICE names (the last one may be longer). */
 const size_t SLICE = 1000;
@@ -545,10 +626,13 @@ void usage(FILE *f)
 "second and MB/s per operation and form, the ratios libfold/ICU and\n"
 "libfold/utf8proc, table sizes and heap allocations.  Operations: fold\n"
 "(key into a buffer), compare (name vs another spelling of it), differ\n"
-"(name vs a different name), hash.\n"
+"(name vs a different name), hash.  Where bench-lib was linked with the\n"
+"Linux kernel's fs/unicode (make bench fetches it), the ext4 profile is\n"
+"also timed against the kernel's own code.\n"
 "--quick: 10000 names, 5 passes.\n"
 "--check: 10000 names of the ascii and mixed sets, 15 passes, then\n"
-"assert loosely: libfold makes no heap allocation; on the mixed set libfold\n"
+"assert loosely: libfold makes no heap allocation (and, with the kernel\n"
+"linked, finds the same equal pairs as the kernel); on the mixed set libfold\n"
 "is at least this many times as fast (names or pairs per second) as\n"
 "ICU / utf8proc:\n");
 	for (const Floor &fl : floors)
@@ -631,7 +715,11 @@ int main(int argc, char **argv)
 	unsigned long our_allocs[4] = {0, 0, 0, 0}, our_passes[4] = {0, 0, 0, 0};
 	double ascii_plain = 0, ascii_ours = 0;
 	unsigned long pass_total = 0, fail_total = 0;
-	std::string mismatch;
+	std::string mismatch, kernel_table;
+	/* equal pairs (compare, differ) that libfold's ext4 profile and the
+	 * kernel disagree on: must be none */
+	unsigned long kernel_disagree = 0;
+	bool kernel = have_kernel();
 
 	print_header();
 	for (NameSet &ns : sets) {
@@ -686,6 +774,34 @@ int main(int argc, char **argv)
 				    ri > 0 ? ro / ri : 0, ru > 0 ? ro / ru : 0);
 			results.push_back({ns.name, r.op, r.form, ro, ri, ru});
 		}
+		if (kernel)
+			for (const KernelRow &kr : kernel_rows) {
+				Op *opp = nullptr;
+				for (Op &o : ops)
+					if (o.name == kr.op)
+						opp = &o;
+				const Impl *o = find(*opp, kr.ours),
+					   *k = find(*opp, kr.kernel);
+				double ro = rate(o, ns), rk = rate(k, ns);
+				char m[200];
+				std::snprintf(m, sizeof m,
+					      "%-10s %-8s %11s %11s %8.2f\n",
+					      ns.name.c_str(), kr.op,
+					      fmt_rate(ro).c_str(),
+					      fmt_rate(rk).c_str(),
+					      rk > 0 ? ro / rk : 0);
+				kernel_table += m;
+				if (opp->name == "compare" || opp->name == "differ") {
+					std::snprintf(m, sizeof m,
+						      "  %s %s: equal pairs ext4 "
+						      "libfold %" PRIu64
+						      " kernel %" PRIu64 "\n",
+						      ns.name.c_str(), kr.op,
+						      o->result, k->result);
+					mismatch += m;
+					kernel_disagree += o->result != k->result;
+				}
+			}
 		if (ns.name == "ascii") {
 			ascii_plain = rate(find(ops[1], "tolower+memcmp"), ns);
 			ascii_ours = rate(find(ops[1], "libfold CASEFOLD equal"), ns);
@@ -700,6 +816,19 @@ int main(int argc, char **argv)
 		}
 		std::fflush(stdout);
 	}
+	if (kernel)
+		std::printf("\next4 profile against the Linux kernel's own "
+			    "fs/unicode (utf8-12.1 nfdicf, built in userspace "
+			    "with this build's flags): fold = utf8_casefold into "
+			    "a buffer, compare/differ = utf8_strncasecmp, hash "
+			    "= utf8_casefold + SipHash-1-3\n%-10s %-8s %11s "
+			    "%11s %8s\n%s",
+			    "set", "op", "libfold/s", "kernel/s", "xkernel",
+			    kernel_table.c_str());
+	else
+		std::printf("\n(no comparison with the Linux kernel's fs/unicode: "
+			    "its source was not fetched; make bench fetches it, "
+			    "as suite lib-kernel does)\n");
 	std::printf("\n%s", mismatch.c_str());
 	std::printf("heap allocations by libfold: fold %lu, compare %lu, differ "
 		    "%lu, hash %lu (over %lu, %lu, %lu, %lu passes)\n",
@@ -749,6 +878,10 @@ int main(int argc, char **argv)
 			      r.op.c_str(), r.form.c_str(), r.ours / r.u8p, mu);
 		ck(r.u8p > 0 && r.ours / r.u8p >= mu, m);
 	}
+	if (kernel)
+		ck(kernel_disagree == 0,
+		   "libfold's ext4 profile and the kernel find the same equal "
+		   "pairs");
 	if (ascii_plain > 0) {
 		std::snprintf(m, sizeof m,
 			      "ascii compare: libfold CASEFOLD / tolower+memcmp "

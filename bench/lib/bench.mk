@@ -21,8 +21,20 @@ $(BL_OBJ)/%.o: bench/lib/%.cpp $(BL_HDRS)
 	@mkdir -p $(@D)
 	$(CXX) $(BL_CXXFLAGS) -c -o $@ $<
 
+# The Linux kernel's fs/unicode as the ext4 profile's peer, where suite
+# lib-kernel or make bench has fetched it (tests/lib/kernel-src.sh): then
+# kernel-peer.c and the kernel's objects are linked in; bench-lib declares
+# their entry points weak and leaves the comparison out without them.
+BL_KERNEL := $(if $(wildcard $(KERNEL_UNI)/ready),$(BL_OBJ)/kernel-peer.o \
+	$(TL_KOBJ)/kernel-oracle.o $(TL_KOBJ)/utf8-norm.o $(TL_KOBJ)/utf8data.o \
+	$(TL_OBJ)/check.o)
+
+$(BL_OBJ)/kernel-peer.o: bench/lib/kernel-peer.c tests/lib/kernel-oracle.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) -Itests/lib $(KERNEL_CFLAGS) -c -o $@ $<
+
 $(BENCH_LIB): $(BL_OBJ)/bench-lib.o $(BL_OBJ)/corpus.o $(BL_OBJ)/siphash.o \
-		$(BL_OBJ)/alloccount.o $(LIBFOLD_A)
+		$(BL_OBJ)/alloccount.o $(BL_KERNEL) $(LIBFOLD_A)
 	$(CXX) $(LDFLAGS_BASE) -o $@ $^ \
 		$(shell pkg-config --libs icu-uc icu-i18n 2>/dev/null) -lutf8proc
 

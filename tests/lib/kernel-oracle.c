@@ -67,6 +67,27 @@ long kernel_key(const struct kver *v, int cf, const char *s, size_t n,
 	return b < 0 ? -1 : (long)k;
 }
 
+int kernel_equal(const struct kver *v, int cf, const char *s, size_t sn,
+		 const char *t, size_t tn)
+{
+	enum utf8_normalization f = cf ? UTF8_NFDICF : UTF8_NFDI;
+	struct utf8cursor a, b;
+	int x, y;
+
+	if (utf8ncursor(&a, &v->um, f, s, sn) < 0 ||
+	    utf8ncursor(&b, &v->um, f, t, tn) < 0)
+		return -1;
+	do {
+		x = utf8byte(&a);
+		y = utf8byte(&b);
+		if (x < 0 || y < 0)
+			return -1;
+		if (x != y)
+			return 0;
+	} while (x);
+	return 1;
+}
+
 int kernel_long_run(const struct fold_ctx *c, const char *k, size_t n)
 {
 	uint32_t cps[4096];

@@ -37,6 +37,12 @@ int kernel_versions(struct kver *v, int *newer, int *v121);
 long kernel_key(const struct kver *v, int cf, const char *s, size_t n,
 		char *out, size_t cap);
 
+/* Are s and t the same name to the kernel (nfdicf if cf, else nfdi)?
+ * Streamed, as utf8_strncasecmp() compares: 1 same, 0 different, -1 if
+ * the kernel refuses either (it then compares them as bytes). */
+int kernel_equal(const struct kver *v, int cf, const char *s, size_t sn,
+		 const char *t, size_t tn);
+
 /* Does the well-formed key k[0..n) hold a run of more than 30
  * non-starters (at c's version)?  libfold cuts such runs, the kernel does
  * not, so keys with one are not compared. */
