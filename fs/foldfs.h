@@ -56,6 +56,7 @@ struct foldfs {
 	enum cache_mode cache;	/* what was asked */
 	enum watch_mode watch;
 	double timeout;		/* -o timeout=SECS */
+	int lockkeep;		/* -o lockcache=keep: a lock drops no cache */
 	size_t index_mem;	/* -o index_mem=MiB, in bytes */
 
 	struct foldfs_record rec; /* the record in force */

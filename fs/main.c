@@ -87,6 +87,12 @@ static const char help_text[] =
 "                            mount can fail briefly with ENOENT.  Falls back\n"
 "                            to none on older kernels.\n"
 "  -o timeout=SECS    entry/attribute cache timeout (default 1; 0 = none)\n"
+"  -o lockcache=MODE  what a granted flock()/fcntl() lock does to the kernel's\n"
+"                     cached pages of the file: drop (default, as NFS: the\n"
+"                     locker reads what was written in SOURCE under the\n"
+"                     lock) or keep (faster for lock-heavy programs such as\n"
+"                     SQLite; changes made directly in SOURCE may then be\n"
+"                     read stale for up to `timeout` seconds)\n"
 "  -o watch=MODE      how changes made directly in SOURCE are noticed:\n"
 "                     inotify, poll (compare directory mtime/ctime before use)\n"
 "                     or auto (inotify, falling back to poll; default)\n"
@@ -217,6 +223,13 @@ static void one_option(struct opts *o, char *opt)
 			F.cache = CACHE_NONE;
 		else
 			die("cache=%s: expected auto, epoch or none", val + 1);
+	} else if (starts(opt, "lockcache=")) {
+		if (!strcmp(val + 1, "drop"))
+			F.lockkeep = 0;
+		else if (!strcmp(val + 1, "keep"))
+			F.lockkeep = 1;
+		else
+			die("lockcache=%s: expected drop or keep", val + 1);
 	} else if (starts(opt, "watch=")) {
 		if (!strcmp(val + 1, "auto"))
 			F.watch = WATCH_AUTO;

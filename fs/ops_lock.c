@@ -33,7 +33,9 @@
  * answers.  For POSIX locks only if SOURCE's file changed since the
  * owner's last lock (ctime, mtime, size) or its ctime was then too recent
  * to be trusted (a change in the same clock tick would not show); for
- * flock() always.  Dropping pages may wait for a page lock that a reader
+ * flock() always; never with -o lockcache=keep (programs that lock often
+ * pay for the drops: SQLite's transactions, measured).  Dropping pages
+ * may wait for a page lock that a reader
  * of the file holds while its READ waits for a worker: another worker
  * answers it.  In single-threaded mode (-s) there is no other, so every
  * lock request goes to a thread of its own.
@@ -167,13 +169,13 @@ static void wait_apart(fuse_req_t req, int (*try)(void *), void (*fin)(void *),
 /* A lock request: tried at once by the worker, handed to a thread of its
  * own if it may wait and is not granted yet, or from the start in
  * single-threaded mode (a grant may drop the kernel's cache: see the
- * top).  Replies, then fin(arg). */
+ * top; not with -o lockcache=keep).  Replies, then fin(arg). */
 static void lock_request(fuse_req_t req, int (*try)(void *), void (*fin)(void *),
 			 void *arg, int may_wait)
 {
 	int err;
 
-	if (F.single) {
+	if (F.single && !F.lockkeep) {
 		wait_apart(req, try, fin, arg, !may_wait);
 		return;
 	}
@@ -189,10 +191,12 @@ static void lock_request(fuse_req_t req, int (*try)(void *), void (*fin)(void *)
 /* ---- revalidation -------------------------------------------------------- */
 
 /* Drop the kernel's cached pages and attributes of n (the inode may be
- * unknown to the kernel by now: nothing to drop then). */
+ * unknown to the kernel by now: nothing to drop then), unless the mount
+ * asked to keep them (-o lockcache=keep). */
 static void drop_cache(struct node *n)
 {
-	fuse_lowlevel_notify_inval_inode(F.se, node_id(n), 0, 0);
+	if (!F.lockkeep)
+		fuse_lowlevel_notify_inval_inode(F.se, node_id(n), 0, 0);
 }
 
 /* ---- flock() ------------------------------------------------------------ */

@@ -1093,6 +1093,41 @@ static void sec_lock_coherence(const struct t_mount *m)
 	      NP, STEPS, total, NP * STEPS);
 }
 
+/* -o lockcache=keep: a granted lock leaves the kernel's cached pages
+ * alone (what the option is for, and the staleness it documents: with the
+ * attribute timeout long, the view keeps reading its cached bytes after
+ * SOURCE changed them and a lock was taken); the locks still reach
+ * SOURCE.  A bad value is refused. */
+static void sec_lockcache_keep(void)
+{
+	t_section("-o lockcache=keep");
+	const char *src = t_newdir("src-lockkeep");
+	struct t_mount m = {0};
+	char out[2048], b[9] = {0};
+	int rc = t_mount_refused(src, "lockcache=maybe", out, sizeof out);
+	CHECK(rc != 0 && strstr(out, "lockcache=maybe: expected drop or keep"),
+	      "lockcache=maybe refused (exit %d): %.200s", rc, out);
+	if (t_mount(&m, src, "casefold,lockcache=keep,timeout=60"))
+		return;
+	const char *sf = t_path(m.src, "Kept.dat");
+	char vf[4200];
+	snprintf(vf, sizeof vf, "%s", t_path(m.mnt, "KEPT.dat"));
+	CHECK_OK(t_write_file(sf, "AAAAAAAA"), "SOURCE: create Kept.dat");
+	int v = open(vf, O_RDWR), s = open(sf, O_RDWR);
+	CHECK(v >= 0 && s >= 0 && pread(v, b, 8, 0) == 8 && !memcmp(b, "AAAAAAAA", 8),
+	      "view: open it and read AAAAAAAA (now cached)");
+	CHECK(pwrite(s, "BBBBBBBB", 8, 0) == 8 && lock_whole(v, KIND_FCNTL, 1) == 0 &&
+		      pread(v, b, 8, 0) == 8 && unlock_whole(v, KIND_FCNTL) == 0 &&
+		      !memcmp(b, "AAAAAAAA", 8),
+	      "SOURCE writes BBBBBBBB, the view locks and still reads its cached copy (%.8s)", b);
+	CHECK(other_lock(sf, F_WRLCK, 0, 0) == 0 && lock_whole(v, KIND_FCNTL, 1) == 0 &&
+		      other_lock(sf, F_RDLCK, 0, 1) == 1 && unlock_whole(v, KIND_FCNTL) == 0,
+	      "the view's lock still excludes SOURCE");
+	close(v);
+	close(s);
+	t_umount(&m);
+}
+
 /* fcntl locks taken through the view are SOURCE's: they exclude processes
  * using SOURCE directly, and theirs exclude the view's; POSIX semantics
  * (ranges split per owner, gone when the owner closes any descriptor of
@@ -1214,6 +1249,7 @@ static void sec_source_locks(void)
 	CHECK(other_lock(sf, F_WRLCK, 0, 0) == 0, "all gone after close: SOURCE locks the whole file");
 	sec_lock_coherence(&m);
 	t_umount(&m);
+	sec_lockcache_keep();
 }
 
 /* Run argv (as the current user), wait; its exit status, or -1. */
