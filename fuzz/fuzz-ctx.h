@@ -37,16 +37,22 @@ static inline int fuzz_ctx(unsigned char sel, struct fold_ctx *ctx)
 	return 0;
 }
 
+/* Does a dropped ignorable end the run of marks, as a starter would?
+ * With FOLD_KERNEL_ORDER in a decomposing form that drops them (fold.h). */
+static inline int fuzz_ignorable_cuts(const struct fold_ctx *c)
+{
+	return (c->flags & FOLD_KERNEL_ORDER) && (c->flags & FOLD_IGNORABLES) &&
+	       (c->form == FOLD_NFD || c->form == FOLD_NFKD ||
+		c->form == FOLD_CASEFOLD);
+}
+
 /* Is every key its own key, and so a name equivalent to the one it came
- * from?  Not with FOLD_KERNEL_ORDER where ignorables are dropped in a
- * decomposing form: as in the kernel's nfdicf, marks an ignorable kept
- * apart stay unsorted in the key, which the key itself then sorts. */
+ * from?  Not where a dropped ignorable cuts: as in the kernel's nfdicf,
+ * marks it kept apart stay unsorted in the key, which the key itself then
+ * sorts. */
 static inline int fuzz_closed(const struct fold_ctx *c)
 {
-	return !(c->flags & FOLD_KERNEL_ORDER) ||
-	       !(c->flags & FOLD_IGNORABLES) ||
-	       (c->form != FOLD_NFD && c->form != FOLD_NFKD &&
-		c->form != FOLD_CASEFOLD);
+	return !fuzz_ignorable_cuts(c);
 }
 
 static inline void fuzz_hex(const char *what, const void *p, size_t n)
@@ -76,12 +82,9 @@ static inline size_t fuzz_max_run(const struct fold_ctx *c, const char *s,
 	static int ready;
 	const unsigned char *b = (const unsigned char *)s;
 	size_t i = 0, run = 0, best = 0;
-	int drops = c->form == FOLD_NFKC_CF || (c->flags & FOLD_IGNORABLES);
-
-	if (drops && (c->flags & FOLD_KERNEL_ORDER) &&
-	    (c->form == FOLD_NFD || c->form == FOLD_NFKD ||
-	     c->form == FOLD_CASEFOLD))
-		drops = 0; /* they count as starters, as below */
+	/* where a dropped ignorable cuts, it counts as a starter, as below */
+	int drops = (c->form == FOLD_NFKC_CF || (c->flags & FOLD_IGNORABLES)) &&
+		    !fuzz_ignorable_cuts(c);
 	if (!ready) {
 		if (fold_init(&nfkd, "utf8", FOLD_NFKD, 0))
 			abort();

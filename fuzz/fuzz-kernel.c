@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *s = (const char *)data + 1;
 	const struct kver *v;
 	size_t n;
-	int ok, accept;
+	int ok, want;
 
 	if (!nvers) {
 		int newer, v121;
@@ -48,25 +48,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	v = &vers[data[0] % nvers];
 	n = size - 1;
 	ok = fold_validate(&v->cf, s, n, NULL) == 0;
+	want = kernel_should_accept(&v->cf, s, n);
 	for (int f = 0; f < 2; f++) {
-		const struct fold_ctx *c = f ? &v->cf : &v->nd;
-		long kl = kernel_key(v, f, s, n, kk, KEYCAP);
-		ssize_t ll;
+		long kl;
+		ssize_t ll = -1;
+		int r = kernel_compare_key(v, f, s, n, kk, &kl, lk, &ll, KEYCAP);
 
-		accept = kl >= 0;
-		if (kl == -2 || accept != kernel_should_accept(c, s, n)) {
+		if (kl == -2 || (kl >= 0) != want) {
 			fuzz_hex("input", s, n);
 			fprintf(stderr, "%s: the kernel %s it, against "
 					"kernel_should_accept\n", v->enc,
 				kl == -2 ? "overflowed on" :
-				accept	 ? "accepts"
+				kl >= 0	 ? "accepts"
 					 : "refuses");
 			abort();
 		}
-		if (!ok || kernel_long_run(c, kk, (size_t)kl))
-			continue;
-		ll = fold_key(c, s, n, lk, KEYCAP);
-		if (ll != kl || memcmp(kk, lk, (size_t)kl)) {
+		if (ok && r == 0) {
 			fuzz_hex("input", s, n);
 			fuzz_hex("kernel", kk, (size_t)kl);
 			if (ll >= 0)

@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 
@@ -65,6 +66,20 @@ long kernel_key(const struct kver *v, int cf, const char *s, size_t n,
 		out[k++] = (char)b;
 	}
 	return b < 0 ? -1 : (long)k;
+}
+
+int kernel_compare_key(const struct kver *v, int cf, const char *s, size_t n,
+		       char *kk, long *kl, char *lk, ssize_t *ll, size_t cap)
+{
+	const struct fold_ctx *c = cf ? &v->cf : &v->nd;
+
+	*kl = kernel_key(v, cf, s, n, kk, cap);
+	if (*kl < 0)
+		return -2;
+	if (kernel_long_run(c, kk, (size_t)*kl))
+		return -1;
+	*ll = fold_key(c, s, n, lk, cap);
+	return *ll == *kl && !memcmp(kk, lk, (size_t)*kl);
 }
 
 int kernel_equal(const struct kver *v, int cf, const char *s, size_t sn,

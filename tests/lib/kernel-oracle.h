@@ -37,6 +37,14 @@ int kernel_versions(struct kver *v, int *newer, int *v121);
 long kernel_key(const struct kver *v, int cf, const char *s, size_t n,
 		char *out, size_t cap);
 
+/* Compare the kernel's key of s[0..n) (nfdicf if cf, else nfdi) with
+ * libfold's (v->cf or v->nd): 1 the same, 0 different, -1 left out (the
+ * kernel's key has a run of more than 30 marks), -2 the kernel refuses the
+ * name.  The keys are left in kk (*kl, as kernel_key returns it) and, but
+ * for -2 and -1, lk (*ll, as fold_key returns it), cap bytes each. */
+int kernel_compare_key(const struct kver *v, int cf, const char *s, size_t n,
+		       char *kk, long *kl, char *lk, ssize_t *ll, size_t cap);
+
 /* Are s and t the same name to the kernel (nfdicf if cf, else nfdi)?
  * Streamed, as utf8_strncasecmp() compares: 1 same, 0 different, -1 if
  * the kernel refuses either (it then compares them as bytes). */

@@ -50,18 +50,17 @@ static void compare_keys(const struct kver *v, const char *s, size_t n,
 {
 	static char kk[KEYCAP], lk[KEYCAP];
 	for (int f = 0; f < 2; f++) {
-		const struct fold_ctx *c = f ? &v->cf : &v->nd;
-		long kl = kernel_key(v, f, s, n, kk, KEYCAP);
-		ssize_t ll = fold_key(c, s, n, lk, KEYCAP);
-		if (kl >= 0 && kernel_long_run(c, kk, (size_t)kl)) {
+		long kl;
+		ssize_t ll = -1;
+		int r = kernel_compare_key(v, f, s, n, kk, &kl, lk, &ll, KEYCAP);
+		if (r == -1) {
 			exempt++;
 			continue;
 		}
-		ck(kl >= 0 && ll == kl && !memcmp(kk, lk, (size_t)kl),
-		   "%s %s %s: %s: kernel %s, libfold %s", what, v->enc,
+		ck(r == 1, "%s %s %s: %s: kernel %s, libfold %s", what, v->enc,
 		   f ? "nfdicf" : "nfdi", ck_hex(s, n),
 		   kl < 0 ? "refuses it" : ck_hex(kk, (size_t)kl),
-		   ll < 0 ? "error" : ck_hex(lk, (size_t)ll));
+		   ll < 0 ? "not compared" : ck_hex(lk, (size_t)ll));
 	}
 }
 
