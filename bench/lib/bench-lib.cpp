@@ -537,6 +537,14 @@ Impl *find(Op &op, const char *label)
 	return nullptr;
 }
 
+Op &find_op(std::vector<Op> &ops, const char *name)
+{
+	for (Op &op : ops)
+		if (op.name == name)
+			return op;
+	die("no such operation");
+}
+
 /* names (or pairs) per second of a measured implementation */
 double rate(const Impl *im, const NameSet &ns)
 {
@@ -753,11 +761,7 @@ int main(int argc, char **argv)
 			mismatch += m;
 		}
 		for (const Row &r : rows) {
-			Op *opp = nullptr;
-			for (Op &o : ops)
-				if (o.name == r.op)
-					opp = &o;
-			Op &op = *opp;
+			Op &op = find_op(ops, r.op);
 			const Impl *o = find(op, r.ours), *i = find(op, r.icu),
 				   *u = find(op, r.u8p);
 			double ro = rate(o, ns), ri = rate(i, ns), ru = rate(u, ns);
@@ -776,12 +780,9 @@ int main(int argc, char **argv)
 		}
 		if (kernel)
 			for (const KernelRow &kr : kernel_rows) {
-				Op *opp = nullptr;
-				for (Op &o : ops)
-					if (o.name == kr.op)
-						opp = &o;
-				const Impl *o = find(*opp, kr.ours),
-					   *k = find(*opp, kr.kernel);
+				Op &op = find_op(ops, kr.op);
+				const Impl *o = find(op, kr.ours),
+					   *k = find(op, kr.kernel);
 				double ro = rate(o, ns), rk = rate(k, ns);
 				char m[200];
 				std::snprintf(m, sizeof m,
@@ -791,7 +792,7 @@ int main(int argc, char **argv)
 					      fmt_rate(rk).c_str(),
 					      rk > 0 ? ro / rk : 0);
 				kernel_table += m;
-				if (opp->name == "compare" || opp->name == "differ") {
+				if (op.name == "compare" || op.name == "differ") {
 					std::snprintf(m, sizeof m,
 						      "  %s %s: equal pairs ext4 "
 						      "libfold %" PRIu64
