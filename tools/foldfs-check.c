@@ -58,8 +58,8 @@ static void usage(FILE *f)
 "                         f2fs and tmpfs directories do (utf8-12.1,\n"
 "                         ignorables dropped, the kernel's order of marks):\n"
 "                         what would collide once copied into one; not\n"
-"                         with --encoding, --flags, --set-encoding or\n"
-"                         --casefold-dir\n"
+"                         with --encoding, --flags, --set-encoding,\n"
+"                         --casefold-dir or --info\n"
 "  -c, --casefold         treat every directory as folding\n"
 "\n"
 "What-if reports (names whose equivalence class would change count as\n"
@@ -581,13 +581,16 @@ int main(int argc, char **argv)
 						   optarg);
 			c.have_flags_opt = 1;
 			break;
-		case 'p':
-			if (strcmp(optarg, "ext4"))
+		case 'p': {
+			struct fold_ctx t; /* libfold knows the profiles */
+
+			if (fold_init_profile(&t, optarg) < 0)
 				return usage_error("unknown profile (known: "
 						   "ext4)",
 						   optarg);
 			c.profile_opt = optarg;
 			break;
+		}
 		case 'c':
 			c.force_casefold = 1;
 			break;
