@@ -191,12 +191,11 @@ static void lock_request(fuse_req_t req, int (*try)(void *), void (*fin)(void *)
 /* ---- revalidation -------------------------------------------------------- */
 
 /* Drop the kernel's cached pages and attributes of n (the inode may be
- * unknown to the kernel by now: nothing to drop then), unless the mount
- * asked to keep them (-o lockcache=keep). */
+ * unknown to the kernel by now: nothing to drop then).  Callers skip it,
+ * and the bookkeeping that decides it, under -o lockcache=keep. */
 static void drop_cache(struct node *n)
 {
-	if (!F.lockkeep)
-		fuse_lowlevel_notify_inval_inode(F.se, node_id(n), 0, 0);
+	fuse_lowlevel_notify_inval_inode(F.se, node_id(n), 0, 0);
 }
 
 /* ---- flock() ------------------------------------------------------------ */
@@ -212,7 +211,7 @@ static int flock_try(void *arg)
 
 	if (flock(f->fd, f->op | LOCK_NB) < 0)
 		return errno;
-	if (!(f->op & LOCK_UN))
+	if (!(f->op & LOCK_UN) && !F.lockkeep)
 		drop_cache(f->n);
 	return 0;
 }
@@ -482,6 +481,9 @@ static void revalidate(struct owner *o)
 	struct stat st;
 	struct timespec now;
 	int keep = 0;
+
+	if (F.lockkeep)
+		return; /* -o lockcache=keep: nothing to decide */
 
 	if (fstat(o->fd, &st) < 0) {
 		drop_cache(o->node);

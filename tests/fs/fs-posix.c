@@ -1120,6 +1120,11 @@ static void sec_lockcache_keep(void)
 		      pread(v, b, 8, 0) == 8 && unlock_whole(v, KIND_FCNTL) == 0 &&
 		      !memcmp(b, "AAAAAAAA", 8),
 	      "SOURCE writes BBBBBBBB, the view locks and still reads its cached copy (%.8s)", b);
+	CHECK(pwrite(s, "CCCCCCCC", 8, 0) == 8 && lock_whole(v, KIND_FLOCK, 1) == 0 &&
+		      pread(v, b, 8, 0) == 8 && unlock_whole(v, KIND_FLOCK) == 0 &&
+		      !memcmp(b, "AAAAAAAA", 8),
+	      "SOURCE writes CCCCCCCC, the view flock()s and still reads its cached copy (%.8s)",
+	      b);
 	CHECK(other_lock(sf, F_WRLCK, 0, 0) == 0 && lock_whole(v, KIND_FCNTL, 1) == 0 &&
 		      other_lock(sf, F_RDLCK, 0, 1) == 1 && unlock_whole(v, KIND_FCNTL) == 0,
 	      "the view's lock still excludes SOURCE");
