@@ -326,6 +326,9 @@ void op_setlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
  * locks on it go.  A file handle fh of n is released: so do the OFD
  * locks taken through it. */
 void locks_flush(struct node *n, uint64_t lock_owner);
+/* At start: learn whether SOURCE (dirfd) gives fine-grained change times,
+ * which lets lock revalidation trust a fresh ctime. */
+void locks_init(int dirfd);
 void locks_release(struct node *n, uint64_t fh);
 void op_flock(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 	      int op);

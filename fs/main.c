@@ -263,6 +263,9 @@ static void one_option(struct opts *o, char *opt)
 		   !strcmp(opt, "owner") || starts(opt, "x-") ||
 		   starts(opt, "comment=")) {
 		/* mount(8)/fstab only */
+	} else if (!strcmp(opt, "debug")) {
+		F.debug = 1; /* our messages too; libfuse's own below */
+		fuse_opt_append(o, opt);
 	} else if (!strcmp(opt, "rw")) {
 		F.readonly = 0;
 	} else {
@@ -816,6 +819,7 @@ int main(int argc, char **argv)
 	r = watch_init();
 	if (r)
 		die("watch=inotify: %s", strerror(-r));
+	locks_init(F.root_fd);
 
 	/* libfuse arguments */
 	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);

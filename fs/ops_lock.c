@@ -32,7 +32,9 @@
  * cached pages and attributes of the file (notify_inval_inode) before it
  * answers.  For POSIX locks only if SOURCE's file changed since the
  * owner's last lock (ctime, mtime, size) or its ctime was then too recent
- * to be trusted (a change in the same clock tick would not show); for
+ * to be trusted (a change in the same clock tick would not show -- unless
+ * SOURCE's file system gives fine-grained change times, see
+ * locks_init()); for
  * flock() always; never with -o lockcache=keep (programs that lock often
  * pay for the drops: SQLite's transactions, measured).  Dropping pages
  * may wait for a page lock that a reader
@@ -59,7 +61,9 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -251,8 +255,8 @@ struct owner {
 	unsigned refs;		/* the table's and waiters' */
 	int gone;		/* out of the table */
 	/* SOURCE's file as of the owner's last granted lock, if settled:
-	 * its ctime was then old enough that a later change must show (0
-	 * before the first lock) */
+	 * its ctime was then old enough (or fine_ctime) that a later change
+	 * must show (0 before the first lock) */
 	struct timespec ctim, mtim;
 	off_t size;
 	int settled;
@@ -261,6 +265,46 @@ struct owner {
 /* How old a ctime must be to be trusted: a change within the same tick
  * of the file system's clock keeps it (FAT counts in 2 s steps). */
 #define SETTLED_SEC 3
+
+static int same_time(struct timespec a, struct timespec b)
+{
+	return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
+
+/* SOURCE's file system (F.root_dev) gives a file a new ctime at its next
+ * change once its ctime has been looked at, however soon (multigrain
+ * timestamps: Linux 6.13+ on ext4, xfs, btrfs, tmpfs).  Then a ctime is
+ * trusted at once: revalidate()'s fstat() looks at it. */
+static int fine_ctime;
+
+/* Is that so?  Asked of an unnamed file in SOURCE (O_TMPFILE: never
+ * visible, gone at close): change it, look, change it again, a few times;
+ * a coarse clock gives the second change the first one's ctime.  Not
+ * asked (coarse assumed) where the answer is unused or the view must not
+ * write: -o lockcache=keep, -o ro, or no O_TMPFILE there. */
+void locks_init(int dirfd)
+{
+	int fd, fine = 1;
+
+	if (F.lockkeep || F.readonly)
+		return;
+	fd = openat(dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		dlog("lock revalidation: no O_TMPFILE in SOURCE (%s): "
+		     "change times taken as coarse", strerror(errno));
+		return;
+	}
+	for (int i = 0; i < 8 && fine; i++) {
+		struct stat a, b;
+		fine = write(fd, "x", 1) == 1 && fstat(fd, &a) == 0 &&
+		       write(fd, "x", 1) == 1 && fstat(fd, &b) == 0 &&
+		       !same_time(a.st_ctim, b.st_ctim);
+	}
+	close(fd);
+	fine_ctime = fine;
+	dlog("lock revalidation: SOURCE's change times are %s",
+	     fine ? "fine-grained" : "coarse");
+}
 
 #define NBUCKETS 256
 static struct owner *owners[NBUCKETS];
@@ -469,11 +513,6 @@ struct setlk_wait {
 	struct flock l;
 };
 
-static int same_time(struct timespec a, struct timespec b)
-{
-	return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
-}
-
 /* A lock was granted to o: drop the kernel's cache of the file unless
  * SOURCE's file is unchanged since o's last lock (see the top). */
 static void revalidate(struct owner *o)
@@ -496,7 +535,8 @@ static void revalidate(struct owner *o)
 	o->ctim = st.st_ctim;
 	o->mtim = st.st_mtim;
 	o->size = st.st_size;
-	o->settled = now.tv_sec - st.st_ctim.tv_sec >= SETTLED_SEC;
+	o->settled = (fine_ctime && st.st_dev == F.root_dev) ||
+		     now.tv_sec - st.st_ctim.tv_sec >= SETTLED_SEC;
 	pthread_mutex_unlock(&owners_mu);
 	if (!keep)
 		drop_cache(o->node);

@@ -1133,6 +1133,152 @@ static void sec_lockcache_keep(void)
 	t_umount(&m);
 }
 
+/* READ requests the daemon has logged so far (mounted with -o debug:
+ * libfuse logs every request it receives). */
+static long log_reads(const struct t_mount *m)
+{
+	char buf[65536];
+	long n = 0;
+	size_t keep = 0;
+	ssize_t r;
+	int fd = open(m->log, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	/* counted per chunk; a line split between chunks is carried over */
+	while ((r = read(fd, buf + keep, sizeof buf - 1 - keep)) > 0) {
+		char *p = buf, *nl;
+		buf[keep + (size_t)r] = '\0';
+		for (; (nl = strchr(p, '\n')); p = nl + 1) {
+			*nl = '\0';
+			if (strstr(p, "opcode: READ ("))
+				n++;
+		}
+		keep = strlen(p);
+		memmove(buf, p, keep);
+		if (keep >= sizeof buf / 2)
+			keep = 0; /* no such long line in a debug log */
+	}
+	close(fd);
+	return n;
+}
+
+/* The test's own answer to what the daemon asks at start: does dir's file
+ * system give a file a new ctime at its next change after the ctime was
+ * looked at, however soon?  1 yes, 0 no, -1 cannot tell (no O_TMPFILE). */
+static int fine_ctime_of(const char *dir)
+{
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600), same = 0;
+	if (fd < 0)
+		return -1;
+	for (int i = 0; i < 16; i++) {
+		struct stat a, b;
+		if (pwrite(fd, "ab", 2, i) != 2 || fstat(fd, &a) ||
+		    pwrite(fd, "cd", 2, i) != 2 || fstat(fd, &b))
+			break;
+		same += a.st_ctim.tv_sec == b.st_ctim.tv_sec &&
+			a.st_ctim.tv_nsec == b.st_ctim.tv_nsec;
+	}
+	close(fd);
+	return same == 0;
+}
+
+/* Lock revalidation trusts a fresh ctime only where the file system gives
+ * fine-grained change times: the daemon's verdict is the test's own; a
+ * second lock with no change since the first keeps the kernel's cache
+ * there (no READ reaches the daemon) and drops it elsewhere (the change
+ * is too recent to trust); and in both, a change made in SOURCE right
+ * after a lock (the same clock tick, on a coarse clock) is read by the
+ * next lock, 200 times in a row. */
+static void lock_fine_ctime_on(const char *src, const char *what)
+{
+	struct t_mount m = {0};
+	char buf[8192], b[9] = {0};
+	int fine = fine_ctime_of(src), ok = 1, i;
+	long n0, n1;
+	if (fine < 0) {
+		t_skip("%s: no O_TMPFILE there", what);
+		return;
+	}
+	if (t_mount(&m, src, "casefold,timeout=60,debug"))
+		return;
+	int lf = open(m.log, O_RDONLY | O_CLOEXEC);
+	ssize_t r = lf >= 0 ? read(lf, buf, sizeof buf - 1) : -1;
+	buf[r > 0 ? r : 0] = '\0';
+	if (lf >= 0)
+		close(lf);
+	CHECK(strstr(buf, fine ? "change times are fine-grained" : "change times are coarse") != NULL,
+	      "%s: the daemon finds the change times %s, as the test does", what,
+	      fine ? "fine-grained" : "coarse");
+	const char *sf = t_path(m.src, "Fresh.dat");
+	char vf[4200];
+	snprintf(vf, sizeof vf, "%s", t_path(m.mnt, "FRESH.dat"));
+	CHECK_OK(t_write_file(sf, "AAAAAAAA"), "%s: SOURCE: create Fresh.dat", what);
+	int v = open(vf, O_RDWR), s = open(sf, O_RDWR);
+	CHECK(v >= 0 && s >= 0 && lock_whole(v, KIND_FCNTL, 1) == 0 &&
+		      pread(v, b, 8, 0) == 8 && unlock_whole(v, KIND_FCNTL) == 0 &&
+		      pwrite(s, "BBBBBBBB", 8, 0) == 8 && lock_whole(v, KIND_FCNTL, 1) == 0 &&
+		      pread(v, b, 8, 0) == 8 && unlock_whole(v, KIND_FCNTL) == 0 &&
+		      !memcmp(b, "BBBBBBBB", 8),
+	      "%s: view locks, reads; SOURCE writes BBBBBBBB; the view locks and reads it (%.8s)",
+	      what, b);
+	n0 = log_reads(&m);
+	CHECK(lock_whole(v, KIND_FCNTL, 1) == 0 && pread(v, b, 8, 0) == 8 &&
+		      unlock_whole(v, KIND_FCNTL) == 0 && !memcmp(b, "BBBBBBBB", 8),
+	      "%s: at once, with no change since, the view locks and reads again", what);
+	n1 = log_reads(&m);
+	if (fine)
+		CHECK(n0 > 0 && n1 == n0,
+		      "%s: that lock kept the cached pages: no READ reached the daemon "
+		      "(%ld before, %ld after)", what, n0, n1);
+	else
+		CHECK(n0 > 0 && n1 > n0,
+		      "%s: that lock dropped the cached pages (a change within the last "
+		      "seconds cannot be trusted to show): READs %ld before, %ld after",
+		      what, n0, n1);
+	for (i = 0; i < 200 && ok; i++) {
+		char w[9];
+		snprintf(w, sizeof w, "%08d", i);
+		ok = lock_whole(v, KIND_FCNTL, 1) == 0 && pread(v, b, 8, 0) == 8 &&
+		     unlock_whole(v, KIND_FCNTL) == 0 && pwrite(s, w, 8, 0) == 8 &&
+		     lock_whole(v, KIND_FCNTL, 1) == 0 && pread(v, b, 8, 0) == 8 &&
+		     unlock_whole(v, KIND_FCNTL) == 0 && !memcmp(b, w, 8);
+	}
+	CHECK(ok, "%s: 200 times: the view locks and reads, SOURCE at once writes the same "
+		  "size, the next lock reads it (round %d: %.8s)", what, i, b);
+	close(v);
+	close(s);
+	t_umount(&m);
+}
+
+static void sec_lock_fine_ctime(void)
+{
+	char img[4200], dir[4200], out[512] = "";
+	t_section("lock revalidation and fine-grained change times");
+	lock_fine_ctime_on(t_newdir("src-ctime"), "scratch file system");
+
+	/* An ext2 image: the same code there, with a coarse clock (on this
+	 * kernel; whatever the test finds, the daemon must find too). */
+	const char *d = t_newdir("ext2");
+	if (!d)
+		return;
+	snprintf(img, sizeof img, "%s/fs.img", d);
+	snprintf(dir, sizeof dir, "%s/mnt", d);
+	const char *mk[] = {"mkfs.ext2", "-q", "-F", img, NULL};
+	const char *mo[] = {"mount", "-o", "loop", img, dir, NULL};
+	const char *um[] = {"umount", dir, NULL};
+	int fd = open(img, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || ftruncate(fd, 8 << 20) < 0 || close(fd) < 0 || mkdir(dir, 0755) < 0 ||
+	    t_run(mk, out, sizeof out, 60) != 0 || t_run(mo, out, sizeof out, 60) != 0) {
+		t_skip("no ext2 image could be made and mounted here: %.200s", out);
+		return;
+	}
+	char sub[4300];
+	snprintf(sub, sizeof sub, "%s/src", dir);
+	if (mkdir(sub, 0755) == 0)
+		lock_fine_ctime_on(sub, "ext2 image");
+	t_run(um, out, sizeof out, 60);
+}
+
 /* fcntl locks taken through the view are SOURCE's: they exclude processes
  * using SOURCE directly, and theirs exclude the view's; POSIX semantics
  * (ranges split per owner, gone when the owner closes any descriptor of
@@ -1255,6 +1401,7 @@ static void sec_source_locks(void)
 	sec_lock_coherence(&m);
 	t_umount(&m);
 	sec_lockcache_keep();
+	sec_lock_fine_ctime();
 }
 
 /* Run argv (as the current user), wait; its exit status, or -1. */
