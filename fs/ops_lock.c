@@ -30,17 +30,16 @@
  * using SOURCE wrote under the same lock would read stale data.  So, as
  * NFS does, a granted lock revalidates: the daemon drops the kernel's
  * cached pages and attributes of the file (notify_inval_inode) before it
- * answers.  For POSIX locks only if SOURCE's file changed since the
- * owner's last lock (ctime, mtime, size) or its ctime was then too recent
- * to be trusted (a change in the same clock tick would not show -- unless
- * SOURCE's file system gives fine-grained change times, see
- * locks_init()); for
- * flock() always; never with -o lockcache=keep (programs that lock often
- * pay for the drops: SQLite's transactions, measured).  Dropping pages
- * may wait for a page lock that a reader
- * of the file holds while its READ waits for a worker: another worker
- * answers it.  In single-threaded mode (-s) there is no other, so every
- * lock request goes to a thread of its own.
+ * answers -- only if SOURCE's file changed (ctime, mtime, size) since the
+ * last lock of the same owner (POSIX) or through the same file handle
+ * (flock), or its ctime was then too recent to be trusted (a change in
+ * the same clock tick would not show -- unless SOURCE's file system gives
+ * fine-grained change times, see locks_init()); never with -o
+ * lockcache=keep.  (Programs that lock often pay for needless drops:
+ * SQLite's transactions, measured.)  Dropping pages may wait for a page
+ * lock that a reader of the file holds while its READ waits for a worker:
+ * another worker answers it.  In single-threaded mode (-s) there is no
+ * other, so every lock request goes to a thread of its own.
  *
  * Waiting: a blocking flock() or F_SETLKW that cannot be granted at once
  * may wait for as long as the holder likes; done in a worker of libfuse's
@@ -202,66 +201,6 @@ static void drop_cache(struct node *n)
 	fuse_lowlevel_notify_inval_inode(F.se, node_id(n), 0, 0);
 }
 
-/* ---- flock() ------------------------------------------------------------ */
-
-struct flock_wait {
-	struct node *n;
-	int fd, op;
-};
-
-static int flock_try(void *arg)
-{
-	struct flock_wait *f = arg;
-
-	if (flock(f->fd, f->op | LOCK_NB) < 0)
-		return errno;
-	if (!(f->op & LOCK_UN) && !F.lockkeep)
-		drop_cache(f->n);
-	return 0;
-}
-
-void op_flock(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
-	      int op)
-{
-	struct flock_wait *f = malloc(sizeof *f);
-
-	if (!f) {
-		fuse_reply_err(req, ENOLCK);
-		return;
-	}
-	f->n = node_of(ino);
-	f->fd = (int)fi->fh;
-	f->op = op & ~LOCK_NB;
-	if (op & LOCK_UN) {
-		fuse_reply_err(req, flock_try(f));
-		free(f);
-		return;
-	}
-	lock_request(req, flock_try, free, f, !(op & LOCK_NB));
-}
-
-/* ---- POSIX record locks ------------------------------------------------- */
-
-/* A lock owner's lock fd on one object.  In the table while the owner
- * may hold locks; waiters hold references, so the fd outlives a FLUSH
- * that comes while they wait (they then give up: "gone"). */
-struct owner {
-	struct owner *next;	/* hash chain */
-	struct node *node;
-	uint64_t owner;		/* fi->lock_owner */
-	uint64_t fh;		/* the file handle it first came through */
-	int fd;			/* its locks are OFD locks on this */
-	pid_t pid;		/* the process that locked last, for F_GETLK */
-	unsigned refs;		/* the table's and waiters' */
-	int gone;		/* out of the table */
-	/* SOURCE's file as of the owner's last granted lock, if settled:
-	 * its ctime was then old enough (or fine_ctime) that a later change
-	 * must show (0 before the first lock) */
-	struct timespec ctim, mtim;
-	off_t size;
-	int settled;
-};
-
 /* How old a ctime must be to be trusted: a change within the same tick
  * of the file system's clock keeps it (FAT counts in 2 s steps). */
 #define SETTLED_SEC 3
@@ -306,17 +245,178 @@ void locks_init(int dirfd)
 	     fine ? "fine-grained" : "coarse");
 }
 
+/* SOURCE's file as of a granted lock, if settled: its ctime was then old
+ * enough (or fine_ctime) that a later change must show.  All zero before
+ * the first lock. */
+struct stamp {
+	struct timespec ctim, mtim;
+	off_t size;
+	int settled;
+};
+
+/* Guards every stamp (an owner's and a file handle's). */
+static pthread_mutex_t stamps_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* Under stamps_mu: is SOURCE's file (as fstat() found it: *st) unchanged
+ * since *sp was taken, and trusted to be?  *sp becomes *st. */
+static int stamp_keep(struct stamp *sp, const struct stat *st,
+		      const struct timespec *now)
+{
+	int keep = sp->settled && same_time(st->st_ctim, sp->ctim) &&
+		   same_time(st->st_mtim, sp->mtim) && st->st_size == sp->size;
+	sp->ctim = st->st_ctim;
+	sp->mtim = st->st_mtim;
+	sp->size = st->st_size;
+	sp->settled = (fine_ctime && st->st_dev == F.root_dev) ||
+		      now->tv_sec - st->st_ctim.tv_sec >= SETTLED_SEC;
+	return keep;
+}
+
+/* A lock on n was granted through fd: drop the kernel's cache of the file
+ * unless SOURCE's file is unchanged since *sp (see the top), which
+ * get(arg), under stamps_mu, finds (NULL: no stamp, always drop). */
+static void revalidate(struct node *n, int fd,
+		       struct stamp *(*get)(void *arg), void *arg)
+{
+	struct stat st;
+	struct timespec now;
+	struct stamp *sp;
+	int keep = 0;
+
+	if (F.lockkeep)
+		return; /* -o lockcache=keep: nothing to decide */
+	if (fstat(fd, &st) < 0) {
+		drop_cache(n);
+		return;
+	}
+	clock_gettime(CLOCK_REALTIME, &now);
+	pthread_mutex_lock(&stamps_mu);
+	sp = get(arg);
+	if (sp)
+		keep = stamp_keep(sp, &st, &now);
+	pthread_mutex_unlock(&stamps_mu);
+	if (!keep)
+		drop_cache(n);
+}
+
 #define NBUCKETS 256
+
+static unsigned bucket(const struct node *n, uint64_t key)
+{
+	uint64_t h = ((uint64_t)(uintptr_t)n ^ key) * 0x9E3779B97F4A7C15ull;
+	return (unsigned)(h >> 56) % NBUCKETS;
+}
+
+/* ---- flock() ------------------------------------------------------------ */
+
+struct flock_wait {
+	struct node *n;
+	int fd, op;
+};
+
+/* Revalidation stamps of flock()s, one per file handle that took one (a
+ * flock belongs to the open file description behind it), until the
+ * handle is released: as an owner's for record locks. */
+struct fstamp {
+	struct fstamp *next;	/* hash chain */
+	struct node *node;
+	uint64_t fh;
+	struct stamp st;
+};
+static struct fstamp *fstamps[NBUCKETS];
+static atomic_uint nfstamps;
+
+/* Under stamps_mu: the stamp of f's handle, made if need be (NULL if
+ * memory is short: the lock then drops the cache). */
+static struct stamp *flock_stamp(void *arg)
+{
+	struct flock_wait *f = arg;
+	unsigned b = bucket(f->n, (uint64_t)f->fd);
+	struct fstamp *t = fstamps[b];
+
+	while (t && !(t->node == f->n && t->fh == (uint64_t)f->fd))
+		t = t->next;
+	if (!t) {
+		t = calloc(1, sizeof *t);
+		if (!t)
+			return NULL;
+		t->node = f->n;
+		t->fh = (uint64_t)f->fd;
+		node_hold(f->n);
+		t->next = fstamps[b];
+		fstamps[b] = t;
+		atomic_fetch_add(&nfstamps, 1);
+	}
+	return &t->st;
+}
+
+/* Under stamps_mu: the handle fh of n is released. */
+static void flock_stamp_drop(struct node *n, uint64_t fh)
+{
+	struct fstamp **pp = &fstamps[bucket(n, fh)], *t;
+
+	while ((t = *pp) && !(t->node == n && t->fh == fh))
+		pp = &t->next;
+	if (!t)
+		return;
+	*pp = t->next;
+	atomic_fetch_sub(&nfstamps, 1);
+	node_put(n);
+	free(t);
+}
+
+static int flock_try(void *arg)
+{
+	struct flock_wait *f = arg;
+
+	if (flock(f->fd, f->op | LOCK_NB) < 0)
+		return errno;
+	if (!(f->op & LOCK_UN))
+		revalidate(f->n, f->fd, flock_stamp, f);
+	return 0;
+}
+
+void op_flock(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
+	      int op)
+{
+	struct flock_wait *f = malloc(sizeof *f);
+
+	if (!f) {
+		fuse_reply_err(req, ENOLCK);
+		return;
+	}
+	f->n = node_of(ino);
+	f->fd = (int)fi->fh;
+	f->op = op & ~LOCK_NB;
+	if (op & LOCK_UN) {
+		fuse_reply_err(req, flock_try(f));
+		free(f);
+		return;
+	}
+	lock_request(req, flock_try, free, f, !(op & LOCK_NB));
+}
+
+/* ---- POSIX record locks ------------------------------------------------- */
+
+/* A lock owner's lock fd on one object.  In the table while the owner
+ * may hold locks; waiters hold references, so the fd outlives a FLUSH
+ * that comes while they wait (they then give up: "gone"). */
+struct owner {
+	struct owner *next;	/* hash chain */
+	struct node *node;
+	uint64_t owner;		/* fi->lock_owner */
+	uint64_t fh;		/* the file handle it first came through */
+	int fd;			/* its locks are OFD locks on this */
+	pid_t pid;		/* the process that locked last, for F_GETLK */
+	unsigned refs;		/* the table's and waiters' */
+	int gone;		/* out of the table */
+	struct stamp st;	/* as of the owner's last granted lock */
+};
+
 static struct owner *owners[NBUCKETS];
 static pthread_mutex_t owners_mu = PTHREAD_MUTEX_INITIALIZER;
 /* Entries in the table: every close and release asks, most while none. */
 static atomic_uint nowners;
-
-static unsigned bucket(const struct node *n, uint64_t owner)
-{
-	uint64_t h = ((uint64_t)(uintptr_t)n ^ owner) * 0x9E3779B97F4A7C15ull;
-	return (unsigned)(h >> 56) % NBUCKETS;
-}
 
 /* Under owners_mu. */
 static struct owner *owner_find(const struct node *n, uint64_t owner)
@@ -447,8 +547,11 @@ void locks_flush(struct node *n, uint64_t lock_owner)
 
 void locks_release(struct node *n, uint64_t fh)
 {
-	if (!atomic_load(&nowners))
+	if (!atomic_load(&nowners) && !atomic_load(&nfstamps))
 		return;
+	pthread_mutex_lock(&stamps_mu);
+	flock_stamp_drop(n, fh);
+	pthread_mutex_unlock(&stamps_mu);
 	pthread_mutex_lock(&owners_mu);
 	for (unsigned b = 0; b < NBUCKETS; b++) {
 		struct owner *o = owners[b], *next;
@@ -513,33 +616,9 @@ struct setlk_wait {
 	struct flock l;
 };
 
-/* A lock was granted to o: drop the kernel's cache of the file unless
- * SOURCE's file is unchanged since o's last lock (see the top). */
-static void revalidate(struct owner *o)
+static struct stamp *owner_stamp(void *arg)
 {
-	struct stat st;
-	struct timespec now;
-	int keep = 0;
-
-	if (F.lockkeep)
-		return; /* -o lockcache=keep: nothing to decide */
-
-	if (fstat(o->fd, &st) < 0) {
-		drop_cache(o->node);
-		return;
-	}
-	clock_gettime(CLOCK_REALTIME, &now);
-	pthread_mutex_lock(&owners_mu);
-	keep = o->settled && same_time(st.st_ctim, o->ctim) &&
-	       same_time(st.st_mtim, o->mtim) && st.st_size == o->size;
-	o->ctim = st.st_ctim;
-	o->mtim = st.st_mtim;
-	o->size = st.st_size;
-	o->settled = (fine_ctime && st.st_dev == F.root_dev) ||
-		     now.tv_sec - st.st_ctim.tv_sec >= SETTLED_SEC;
-	pthread_mutex_unlock(&owners_mu);
-	if (!keep)
-		drop_cache(o->node);
+	return &((struct owner *)arg)->st;
 }
 
 /* The lock under owners_mu, so that a FLUSH (which drops the owner's
@@ -556,7 +635,7 @@ static int setlk_try(void *arg)
 		err = errno;
 	pthread_mutex_unlock(&owners_mu);
 	if (!err)
-		revalidate(s->o);
+		revalidate(s->o->node, s->o->fd, owner_stamp, s->o);
 	return err;
 }
 

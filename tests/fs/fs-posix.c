@@ -1182,19 +1182,70 @@ static int fine_ctime_of(const char *dir)
 	return same == 0;
 }
 
+/* The checks of lock_fine_ctime_on() for one kind of lock (a file of its
+ * own). */
+static void fresh_locks(const struct t_mount *m, const char *what, int kind,
+			int fine)
+{
+	const char *kn = kind == KIND_FCNTL ? "fcntl" : "flock";
+	char b[9] = {0};
+	int ok = 1, i;
+	long n0, n1;
+	const char *sf = t_path(m->src, kind == KIND_FCNTL ? "Fresh.dat" : "Flock.dat");
+	char vf[4200];
+	snprintf(vf, sizeof vf, "%s",
+		 t_path(m->mnt, kind == KIND_FCNTL ? "FRESH.dat" : "FLOCK.dat"));
+	CHECK_OK(t_write_file(sf, "AAAAAAAA"), "%s, %s: SOURCE: create %s", what, kn,
+		 sf + strlen(m->src) + 1);
+	int v = open(vf, O_RDWR), s = open(sf, O_RDWR);
+	CHECK(v >= 0 && s >= 0 && lock_whole(v, kind, 1) == 0 &&
+		      pread(v, b, 8, 0) == 8 && unlock_whole(v, kind) == 0 &&
+		      pwrite(s, "BBBBBBBB", 8, 0) == 8 && lock_whole(v, kind, 1) == 0 &&
+		      pread(v, b, 8, 0) == 8 && unlock_whole(v, kind) == 0 &&
+		      !memcmp(b, "BBBBBBBB", 8),
+	      "%s, %s: view locks, reads; SOURCE writes BBBBBBBB; the view locks and reads it (%.8s)",
+	      what, kn, b);
+	n0 = log_reads(m);
+	CHECK(lock_whole(v, kind, 1) == 0 && pread(v, b, 8, 0) == 8 &&
+		      unlock_whole(v, kind) == 0 && !memcmp(b, "BBBBBBBB", 8),
+	      "%s, %s: at once, with no change since, the view locks and reads again", what, kn);
+	n1 = log_reads(m);
+	if (fine)
+		CHECK(n0 > 0 && n1 == n0,
+		      "%s, %s: that lock kept the cached pages: no READ reached the daemon "
+		      "(%ld before, %ld after)", what, kn, n0, n1);
+	else
+		CHECK(n0 > 0 && n1 > n0,
+		      "%s, %s: that lock dropped the cached pages (a change within the last "
+		      "seconds cannot be trusted to show): READs %ld before, %ld after",
+		      what, kn, n0, n1);
+	for (i = 0; i < 200 && ok; i++) {
+		char w[9];
+		snprintf(w, sizeof w, "%08d", i);
+		ok = lock_whole(v, kind, 1) == 0 && pread(v, b, 8, 0) == 8 &&
+		     unlock_whole(v, kind) == 0 && pwrite(s, w, 8, 0) == 8 &&
+		     lock_whole(v, kind, 1) == 0 && pread(v, b, 8, 0) == 8 &&
+		     unlock_whole(v, kind) == 0 && !memcmp(b, w, 8);
+	}
+	CHECK(ok, "%s, %s: 200 times: the view locks and reads, SOURCE at once writes the same "
+		  "size, the next lock reads it (round %d: %.8s)", what, kn, i, b);
+	close(v);
+	close(s);
+}
+
 /* Lock revalidation trusts a fresh ctime only where the file system gives
  * fine-grained change times: the daemon's verdict is the test's own; a
- * second lock with no change since the first keeps the kernel's cache
- * there (no READ reaches the daemon) and drops it elsewhere (the change
- * is too recent to trust); and in both, a change made in SOURCE right
- * after a lock (the same clock tick, on a coarse clock) is read by the
- * next lock, 200 times in a row. */
+ * second lock (fcntl: of the same owner; flock: through the same file
+ * handle) with no change since the first keeps the kernel's cache there
+ * (no READ reaches the daemon) and drops it elsewhere (the change is too
+ * recent to trust); and in both, a change made in SOURCE right after a
+ * lock (the same clock tick, on a coarse clock) is read by the next lock,
+ * 200 times in a row. */
 static void lock_fine_ctime_on(const char *src, const char *what)
 {
 	struct t_mount m = {0};
-	char buf[8192], b[9] = {0};
-	int fine = fine_ctime_of(src), ok = 1, i;
-	long n0, n1;
+	char buf[8192];
+	int fine = fine_ctime_of(src);
 	if (fine < 0) {
 		t_skip("%s: no O_TMPFILE there", what);
 		return;
@@ -1209,44 +1260,8 @@ static void lock_fine_ctime_on(const char *src, const char *what)
 	CHECK(strstr(buf, fine ? "change times are fine-grained" : "change times are coarse") != NULL,
 	      "%s: the daemon finds the change times %s, as the test does", what,
 	      fine ? "fine-grained" : "coarse");
-	const char *sf = t_path(m.src, "Fresh.dat");
-	char vf[4200];
-	snprintf(vf, sizeof vf, "%s", t_path(m.mnt, "FRESH.dat"));
-	CHECK_OK(t_write_file(sf, "AAAAAAAA"), "%s: SOURCE: create Fresh.dat", what);
-	int v = open(vf, O_RDWR), s = open(sf, O_RDWR);
-	CHECK(v >= 0 && s >= 0 && lock_whole(v, KIND_FCNTL, 1) == 0 &&
-		      pread(v, b, 8, 0) == 8 && unlock_whole(v, KIND_FCNTL) == 0 &&
-		      pwrite(s, "BBBBBBBB", 8, 0) == 8 && lock_whole(v, KIND_FCNTL, 1) == 0 &&
-		      pread(v, b, 8, 0) == 8 && unlock_whole(v, KIND_FCNTL) == 0 &&
-		      !memcmp(b, "BBBBBBBB", 8),
-	      "%s: view locks, reads; SOURCE writes BBBBBBBB; the view locks and reads it (%.8s)",
-	      what, b);
-	n0 = log_reads(&m);
-	CHECK(lock_whole(v, KIND_FCNTL, 1) == 0 && pread(v, b, 8, 0) == 8 &&
-		      unlock_whole(v, KIND_FCNTL) == 0 && !memcmp(b, "BBBBBBBB", 8),
-	      "%s: at once, with no change since, the view locks and reads again", what);
-	n1 = log_reads(&m);
-	if (fine)
-		CHECK(n0 > 0 && n1 == n0,
-		      "%s: that lock kept the cached pages: no READ reached the daemon "
-		      "(%ld before, %ld after)", what, n0, n1);
-	else
-		CHECK(n0 > 0 && n1 > n0,
-		      "%s: that lock dropped the cached pages (a change within the last "
-		      "seconds cannot be trusted to show): READs %ld before, %ld after",
-		      what, n0, n1);
-	for (i = 0; i < 200 && ok; i++) {
-		char w[9];
-		snprintf(w, sizeof w, "%08d", i);
-		ok = lock_whole(v, KIND_FCNTL, 1) == 0 && pread(v, b, 8, 0) == 8 &&
-		     unlock_whole(v, KIND_FCNTL) == 0 && pwrite(s, w, 8, 0) == 8 &&
-		     lock_whole(v, KIND_FCNTL, 1) == 0 && pread(v, b, 8, 0) == 8 &&
-		     unlock_whole(v, KIND_FCNTL) == 0 && !memcmp(b, w, 8);
-	}
-	CHECK(ok, "%s: 200 times: the view locks and reads, SOURCE at once writes the same "
-		  "size, the next lock reads it (round %d: %.8s)", what, i, b);
-	close(v);
-	close(s);
+	for (int kind = KIND_FLOCK; kind <= KIND_FCNTL; kind++)
+		fresh_locks(&m, what, kind, fine);
 	t_umount(&m);
 }
 
