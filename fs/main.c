@@ -51,7 +51,7 @@ static const char help_text[] =
 "\n"
 "Options:\n"
 "  -f                 stay in the foreground\n"
-"  -d                 debug output (implies -f)\n"
+"  -d                 debug output (implies -f; -o debug: without -f)\n"
 "  -s                 single-threaded\n"
 "  -h, --help         this text\n"
 "  -V, --version      print the version\n"
