@@ -1184,19 +1184,21 @@ static int fine_ctime_of(const char *dir)
 
 /* The checks of lock_fine_ctime_on() for one kind of lock (a file of its
  * own). */
-static void fresh_locks(const struct t_mount *m, const char *what, int kind,
-			int fine)
+static void fresh_locks(const struct t_mount *m, const char *sub, const char *what,
+			int kind, int fine)
 {
 	const char *kn = kind == KIND_FCNTL ? "fcntl" : "flock";
-	char b[9] = {0};
+	char b[9] = {0}, rel[256], vrel[256];
 	int ok = 1, i;
 	long n0, n1;
-	const char *sf = t_path(m->src, kind == KIND_FCNTL ? "Fresh.dat" : "Flock.dat");
+	snprintf(rel, sizeof rel, "%s%s%s", sub ? sub : "", sub ? "/" : "",
+		 kind == KIND_FCNTL ? "Fresh.dat" : "Flock.dat");
+	snprintf(vrel, sizeof vrel, "%s%s%s", sub ? sub : "", sub ? "/" : "",
+		 kind == KIND_FCNTL ? "FRESH.dat" : "FLOCK.dat");
+	const char *sf = t_path(m->src, rel);
 	char vf[4200];
-	snprintf(vf, sizeof vf, "%s",
-		 t_path(m->mnt, kind == KIND_FCNTL ? "FRESH.dat" : "FLOCK.dat"));
-	CHECK_OK(t_write_file(sf, "AAAAAAAA"), "%s, %s: SOURCE: create %s", what, kn,
-		 sf + strlen(m->src) + 1);
+	snprintf(vf, sizeof vf, "%s", t_path(m->mnt, vrel));
+	CHECK_OK(t_write_file(sf, "AAAAAAAA"), "%s, %s: SOURCE: create %s", what, kn, rel);
 	int v = open(vf, O_RDWR), s = open(sf, O_RDWR);
 	CHECK(v >= 0 && s >= 0 && lock_whole(v, kind, 1) == 0 &&
 		      pread(v, b, 8, 0) == 8 && unlock_whole(v, kind) == 0 &&
@@ -1234,20 +1236,27 @@ static void fresh_locks(const struct t_mount *m, const char *what, int kind,
 }
 
 /* Lock revalidation trusts a fresh ctime only where the file system gives
- * fine-grained change times: the daemon's verdict is the test's own; a
- * second lock (fcntl: of the same owner; flock: through the same file
- * handle) with no change since the first keeps the kernel's cache there
- * (no READ reaches the daemon) and drops it elsewhere (the change is too
- * recent to trust); and in both, a change made in SOURCE right after a
- * lock (the same clock tick, on a coarse clock) is read by the next lock,
- * 200 times in a row. */
-static void lock_fine_ctime_on(const char *src, const char *what)
+ * fine-grained change times: the daemon's verdict on SOURCE (src) is the
+ * test's own; for a file in src/sub (sub NULL: src itself), on SOURCE's
+ * file system or another one mounted there (then always taken as
+ * coarse), a second lock (fcntl: of the same owner; flock: through the
+ * same file handle) with no change since the first keeps the kernel's
+ * cache where trusted (no READ reaches the daemon) and drops it elsewhere
+ * (the change is too recent to trust); and in both, a change made in
+ * SOURCE right after a lock (the same clock tick, on a coarse clock) is
+ * read by the next lock, 200 times in a row. */
+static void lock_fine_ctime_on(const char *src, const char *sub, const char *what)
 {
 	struct t_mount m = {0};
+	struct stat a, b;
 	char buf[8192];
 	int fine = fine_ctime_of(src);
 	if (fine < 0) {
 		t_skip("%s: no O_TMPFILE there", what);
+		return;
+	}
+	if (stat(src, &a) < 0 || stat(sub ? t_path(src, sub) : src, &b) < 0) {
+		CHECK(0, "%s: stat %s: %s", what, sub ? sub : src, strerror(errno));
 		return;
 	}
 	if (t_mount(&m, src, "casefold,timeout=60,debug"))
@@ -1258,26 +1267,27 @@ static void lock_fine_ctime_on(const char *src, const char *what)
 	if (lf >= 0)
 		close(lf);
 	CHECK(strstr(buf, fine ? "change times are fine-grained" : "change times are coarse") != NULL,
-	      "%s: the daemon finds the change times %s, as the test does", what,
+	      "%s: the daemon finds SOURCE's change times %s, as the test does", what,
 	      fine ? "fine-grained" : "coarse");
 	for (int kind = KIND_FLOCK; kind <= KIND_FCNTL; kind++)
-		fresh_locks(&m, what, kind, fine);
+		fresh_locks(&m, sub, what, kind, fine && a.st_dev == b.st_dev);
 	t_umount(&m);
 }
 
 static void sec_lock_fine_ctime(void)
 {
-	char img[4200], dir[4200], out[512] = "";
+	char img[4200], dir[4200], sub[4300], out[512] = "";
 	t_section("lock revalidation and fine-grained change times");
-	lock_fine_ctime_on(t_newdir("src-ctime"), "scratch file system");
+	lock_fine_ctime_on(t_newdir("src-ctime"), NULL, "scratch file system");
 
-	/* An ext2 image: the same code there, with a coarse clock (on this
-	 * kernel; whatever the test finds, the daemon must find too). */
+	/* An ext2 image (a coarse clock on this kernel; whatever the test
+	 * finds, the daemon must find too): as SOURCE, and mounted inside
+	 * SOURCE on the scratch file system. */
 	const char *d = t_newdir("ext2");
 	if (!d)
 		return;
 	snprintf(img, sizeof img, "%s/fs.img", d);
-	snprintf(dir, sizeof dir, "%s/mnt", d);
+	snprintf(dir, sizeof dir, "%s/inner", d);
 	const char *mk[] = {"mkfs.ext2", "-q", "-F", img, NULL};
 	const char *mo[] = {"mount", "-o", "loop", img, dir, NULL};
 	const char *um[] = {"umount", dir, NULL};
@@ -1287,10 +1297,11 @@ static void sec_lock_fine_ctime(void)
 		t_skip("no ext2 image could be made and mounted here: %.200s", out);
 		return;
 	}
-	char sub[4300];
 	snprintf(sub, sizeof sub, "%s/src", dir);
-	if (mkdir(sub, 0755) == 0)
-		lock_fine_ctime_on(sub, "ext2 image");
+	if (mkdir(sub, 0755) == 0) {
+		lock_fine_ctime_on(sub, NULL, "ext2 image");
+		lock_fine_ctime_on(d, "inner/src", "ext2 image inside SOURCE");
+	}
 	t_run(um, out, sizeof out, 60);
 }
 
