@@ -152,6 +152,11 @@ struct fold_rec {
  * fold_comp_abits[s] is set if the list has first element f, and the
  * list starts with those (mktables checks). */
 #define FOLD_COMP_ALO 0x40u
+/* REC_SEC has 6 bits: the second elements after the first 62 that have
+ * composites (in code point order) share list FOLD_COMP_SHARED, sorted by
+ * first element, then by second (fold_seconds index); its abits are
+ * unused.  Unicode 15.0 needs 63 lists, 17.0 72. */
+#define FOLD_COMP_SHARED 63
 
 struct fold_version {
 	uint8_t maj, min;

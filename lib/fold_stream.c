@@ -47,6 +47,26 @@ static FS_INLINE unsigned fs_popcount(uint64_t x)
 	return (unsigned)((x * 0x0101010101010101ull) >> 56);
 }
 
+/* In the shared composition list, whose entry i has first element a:
+ * the composite of a + b, or 0.  Its entries with first element a are
+ * next to i, sorted by second. */
+static uint32_t fs_pair_shared(const struct fstream *fs, uint32_t a,
+			       uint32_t b, unsigned i)
+{
+	unsigned lo = fold_comp_start[FOLD_COMP_SHARED - 1];
+	unsigned hi = fold_comp_start[FOLD_COMP_SHARED];
+	while (i > lo && P_FIRST(fold_pairs[C_PAIR(fold_comp[i - 1])]) == a)
+		i--;
+	for (; i < hi; i++) {
+		uint32_t e = fold_comp[i], p = fold_pairs[C_PAIR(e)];
+		if (P_FIRST(p) != a)
+			break;
+		if (fold_seconds[P_SECOND(p)] == b)
+			return C_AGE(e) > fs->age ? 0 : (a & 0xF0000u) | C_LOW(e);
+	}
+	return 0;
+}
+
 /* Primary composite of a + b (b's composition list: sec), or 0. */
 static uint32_t fs_pair(const struct fstream *fs, uint32_t a, uint32_t b,
 			unsigned sec)
@@ -62,7 +82,7 @@ static uint32_t fs_pair(const struct fstream *fs, uint32_t a, uint32_t b,
 	}
 	if (!sec)
 		return 0;
-	if (a - FOLD_COMP_ALO < 64u) {
+	if (a - FOLD_COMP_ALO < 64u && sec != FOLD_COMP_SHARED) {
 		/* an ASCII first element (e + U+0301): no search */
 		uint64_t bits = fold_comp_abits[sec - 1];
 		unsigned i = a - FOLD_COMP_ALO;
@@ -85,6 +105,8 @@ static uint32_t fs_pair(const struct fstream *fs, uint32_t a, uint32_t b,
 		} else if (f > a) {
 			hi = mid;
 		} else {
+			if (sec == FOLD_COMP_SHARED)
+				return fs_pair_shared(fs, a, b, mid);
 			if (C_AGE(e) > fs->age)
 				return 0;
 			return (a & 0xF0000u) | C_LOW(e);

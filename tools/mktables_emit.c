@@ -274,7 +274,7 @@ static void build_pairs(void)
 {
 	uint32_t cp, last_pair = 0;
 	size_t i, j;
-	int s;
+	int s, l;
 	for (cp = 0; cp <= MAX_CP; cp++) {
 		uint32_t second;
 		if (!is_pair(cp))
@@ -333,41 +333,55 @@ static void build_pairs(void)
 	if (maxchain > FOLD_MAXCHAIN)
 		die("pair chain of %d exceeds FOLD_MAXCHAIN", maxchain);
 	/* composition lists: primary composites only, one per second
-	 * element that has any; REC_SEC numbers these lists */
-	for (s = 0; s < nseconds; s++) {
-		size_t first = ncomp;
-		comp_start[ncompsec] = (uint16_t)ncomp;
+	 * element that has any, in code point order, but the seconds after
+	 * the first FOLD_COMP_SHARED - 1 share the last list (REC_SEC is 6
+	 * bits); REC_SEC numbers these lists */
+	for (s = 0; s < nseconds; s++)
+		for (cp = 0; cp <= MAX_CP; cp++)
+			if (is_pair(cp) && !U.fce[cp] &&
+			    U.dec[cp]->c[1] == seconds[s]) {
+				list_of_cp[seconds[s]] =
+					(uint8_t)(ncompsec < FOLD_COMP_SHARED ?
+							  ++ncompsec :
+							  FOLD_COMP_SHARED);
+				break;
+			}
+	for (l = 1; l <= ncompsec; l++) {
+		comp_start[l - 1] = (uint16_t)ncomp;
 		for (cp = 0; cp <= MAX_CP; cp++) {
-			uint32_t a, f;
+			uint32_t a, f, sc, si;
 			if (!is_pair(cp) || U.fce[cp] ||
-			    U.dec[cp]->c[1] != seconds[s])
+			    list_of_cp[U.dec[cp]->c[1]] != l)
 				continue;
 			/* composable from when all three are assigned */
+			sc = U.dec[cp]->c[1];
+			si = (uint32_t)sec_of_cp[sc] - 1;
 			a = U.age[cp];
 			f = U.dec[cp]->c[0];
 			if (U.age[f] > a)
 				a = U.age[f];
-			if (U.age[seconds[s]] > a)
-				a = U.age[seconds[s]];
+			if (U.age[sc] > a)
+				a = U.age[sc];
 			if (pair_of_cp[cp] - 1 > 0x7FF || (cp >> 16) != (f >> 16))
 				die("composite U+%04X does not fit", cp);
-			/* insertion by first element */
-			for (j = ncomp; j > first &&
-			     P_FIRST(pairs[C_PAIR(comp[j - 1])]) > f; j--)
+			/* insertion by first element, then second */
+			for (j = ncomp; j > comp_start[l - 1]; j--) {
+				uint32_t q = pairs[C_PAIR(comp[j - 1])];
+				if (P_FIRST(q) < f ||
+				    (P_FIRST(q) == f && P_SECOND(q) < si))
+					break;
 				comp[j] = comp[j - 1];
+			}
 			comp[j] = (uint32_t)(pair_of_cp[cp] - 1) | a << 11 |
 				  (cp & 0xFFFF) << 16;
 			ncomp++;
 		}
-		if (ncomp > first)
-			list_of_cp[seconds[s]] = (uint8_t)++ncompsec;
 	}
 	comp_start[ncompsec] = (uint16_t)ncomp;
-	if (ncompsec > 0x3F)
-		die("too many composition lists");
 	/* each list's first elements U+0040..U+007F as a bitmap; they
-	 * must be the list's first entries (it is sorted: none below) */
-	for (s = 0; s < ncompsec; s++) {
+	 * must be the list's first entries (it is sorted: none below); not
+	 * for the shared list, which fs_pair() always searches */
+	for (s = 0; s < ncompsec && s < FOLD_COMP_SHARED - 1; s++) {
 		for (j = comp_start[s]; j < comp_start[s + 1]; j++) {
 			uint32_t f = P_FIRST(pairs[C_PAIR(comp[j])]);
 			if (f - FOLD_COMP_ALO < 64u)
@@ -1056,21 +1070,37 @@ static void verify(void)
 	}
 	for (k = 0; k < nseconds; k++) {
 		int j, l = list_of_cp[seconds[k]];
+		size_t found = 0, want = 0;
 		if (!l)
 			continue;
+		for (cp = 0; cp <= MAX_CP; cp++)
+			want += is_pair(cp) && !U.fce[cp] &&
+				U.dec[cp]->c[1] == seconds[k];
 		for (j = comp_start[l - 1]; j < comp_start[l]; j++) {
 			uint32_t e = comp[j], p = pairs[C_PAIR(e)];
 			uint32_t first = P_FIRST(p);
 			uint32_t c = (first & 0xF0000) | C_LOW(e);
+			if (j > comp_start[l - 1]) {
+				uint32_t q = pairs[C_PAIR(comp[j - 1])];
+				if (first < P_FIRST(q) ||
+				    (first == P_FIRST(q) && P_SECOND(p) <= P_SECOND(q)))
+					die("composition list %d not sorted", l);
+			}
+			if (l == FOLD_COMP_SHARED && P_SECOND(p) != (uint32_t)k)
+				continue; /* another second's */
+			if (l != FOLD_COMP_SHARED && j > comp_start[l - 1] &&
+			    first == P_FIRST(pairs[C_PAIR(comp[j - 1])]))
+				die("composition list %d repeats a first element", l);
 			if (pair_of_cp[c] != C_PAIR(e) + 1 ||
 			    U.dec[c]->c[0] != first ||
 			    U.dec[c]->c[1] != seconds[k] || U.fce[c] ||
 			    C_AGE(e) < U.age[c] || P_SECOND(p) != (uint32_t)k)
 				die("composition entry %d decodes wrongly", j);
-			if (j > comp_start[l - 1] &&
-			    first <= P_FIRST(pairs[C_PAIR(comp[j - 1])]))
-				die("composition list %d not sorted", l);
+			found++;
 		}
+		if (found != want)
+			die("composition list %d holds %zu of U+%04X's %zu composites",
+			    l, found, seconds[k], want);
 	}
 }
 
