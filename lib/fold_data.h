@@ -157,6 +157,9 @@ struct fold_rec {
  * first element, then by second (fold_seconds index); its abits are
  * unused.  Unicode 15.0 needs 63 lists, 17.0 72. */
 #define FOLD_COMP_SHARED 63
+/* The lists with first elements in U+0040..U+007F come first: lists 1 to
+ * FOLD_COMP_NABITS (mktables checks); fold_comp_abits[] has no others. */
+#define FOLD_COMP_NABITS 25
 
 struct fold_version {
 	uint8_t maj, min;

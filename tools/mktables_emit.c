@@ -93,6 +93,7 @@ static int nseconds;
 static uint8_t sec_of_cp[NCP];	 /* 1 + index into seconds[] */
 static uint8_t list_of_cp[NCP];	 /* 1 + composition list number */
 static int ncompsec;
+static int ncompab; /* lists 1..ncompab have fold_comp_abits[] */
 static uint16_t pair_of_cp[NCP]; /* 1 + index into pairs[] */
 static uint32_t pairs[MAX_PAIRS];
 static size_t npairs;
@@ -333,19 +334,36 @@ static void build_pairs(void)
 	if (maxchain > FOLD_MAXCHAIN)
 		die("pair chain of %d exceeds FOLD_MAXCHAIN", maxchain);
 	/* composition lists: primary composites only, one per second
-	 * element that has any, in code point order, but the seconds after
-	 * the first FOLD_COMP_SHARED - 1 share the last list (REC_SEC is 6
-	 * bits); REC_SEC numbers these lists */
-	for (s = 0; s < nseconds; s++)
-		for (cp = 0; cp <= MAX_CP; cp++)
-			if (is_pair(cp) && !U.fce[cp] &&
-			    U.dec[cp]->c[1] == seconds[s]) {
-				list_of_cp[seconds[s]] =
-					(uint8_t)(ncompsec < FOLD_COMP_SHARED ?
-							  ++ncompsec :
-							  FOLD_COMP_SHARED);
-				break;
-			}
+	 * element that has any: first those with a first element in
+	 * U+0040..U+007F (they alone need fold_comp_abits), then the others,
+	 * each group in code point order; the seconds after the first
+	 * FOLD_COMP_SHARED - 1 share the last list (REC_SEC is 6 bits).
+	 * REC_SEC numbers these lists. */
+	for (l = 0; l < 2; l++)
+		for (s = 0; s < nseconds; s++) {
+			int any = 0, ascii = 0;
+			for (cp = 0; cp <= MAX_CP; cp++)
+				if (is_pair(cp) && !U.fce[cp] &&
+				    U.dec[cp]->c[1] == seconds[s]) {
+					any = 1;
+					ascii |= U.dec[cp]->c[0] - FOLD_COMP_ALO < 64u;
+				}
+			if (!any || ascii != !l)
+				continue;
+			list_of_cp[seconds[s]] =
+				(uint8_t)(ncompsec < FOLD_COMP_SHARED ? ++ncompsec :
+									FOLD_COMP_SHARED);
+			if (ascii && ncompsec == FOLD_COMP_SHARED)
+				die("too many composition lists with first "
+				    "elements in U+%04X..U+%04X", FOLD_COMP_ALO,
+				    FOLD_COMP_ALO + 63);
+			if (ascii)
+				ncompab = ncompsec;
+		}
+	if (ncompab != FOLD_COMP_NABITS)
+		die("FOLD_COMP_NABITS should be %d: the composition lists with "
+		    "first elements in U+%04X..U+%04X", ncompab, FOLD_COMP_ALO,
+		    FOLD_COMP_ALO + 63);
 	for (l = 1; l <= ncompsec; l++) {
 		comp_start[l - 1] = (uint16_t)ncomp;
 		for (cp = 0; cp <= MAX_CP; cp++) {
@@ -379,9 +397,9 @@ static void build_pairs(void)
 	}
 	comp_start[ncompsec] = (uint16_t)ncomp;
 	/* each list's first elements U+0040..U+007F as a bitmap; they
-	 * must be the list's first entries (it is sorted: none below); not
-	 * for the shared list, which fs_pair() always searches */
-	for (s = 0; s < ncompsec && s < FOLD_COMP_SHARED - 1; s++) {
+	 * must be the list's first entries (it is sorted: none below); the
+	 * lists after the first ncompab have none */
+	for (s = 0; s < ncompab; s++) {
 		for (j = comp_start[s]; j < comp_start[s + 1]; j++) {
 			uint32_t f = P_FIRST(pairs[C_PAIR(comp[j])]);
 			if (f - FOLD_COMP_ALO < 64u)
@@ -1227,7 +1245,7 @@ void emit(const char *path)
 	emit_ints("uint16_t", "fold_comp_start", comp_start,
 		  (size_t)ncompsec + 1, 2, 12);
 	emit_ints("uint32_t", "fold_comp", comp, ncomp, 4, 6);
-	emit_ints("uint64_t", "fold_comp_abits", comp_abits, (size_t)ncompsec,
+	emit_ints("uint64_t", "fold_comp_abits", comp_abits, (size_t)ncompab,
 		  8, 3);
 	{
 		uint32_t corr[3 * MAX_CORR];
