@@ -85,10 +85,8 @@ static uint32_t fs_pair(const struct fstream *fs, uint32_t a, uint32_t b,
 	if (a - FOLD_COMP_ALO < 64u) {
 		/* an ASCII first element (e + U+0301): no search; lists
 		 * past FOLD_COMP_NABITS have no such first elements */
-		uint64_t bits;
-		if (sec > FOLD_COMP_NABITS)
-			return 0;
-		bits = fold_comp_abits[sec - 1];
+		uint64_t bits = sec <= FOLD_COMP_NABITS ?
+					fold_comp_abits[sec - 1] : 0;
 		unsigned i = a - FOLD_COMP_ALO;
 		uint32_t e;
 		if (!(bits >> i & 1))

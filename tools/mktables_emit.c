@@ -89,6 +89,7 @@ static uint16_t *rid; /* per index-space position */
 
 static uint32_t seconds[MAX_SECONDS];
 static uint16_t sec_info[MAX_SECONDS]; /* fold_sec_info[] (fold_data.h) */
+static uint8_t sec_kind[MAX_SECONDS];  /* build_pairs(): its composites */
 static int nseconds;
 static uint8_t sec_of_cp[NCP];	 /* 1 + index into seconds[] */
 static uint8_t list_of_cp[NCP];	 /* 1 + composition list number */
@@ -269,6 +270,12 @@ static int is_pair(uint32_t cp)
 	       !(cp >= SBASE && cp < SBASE + SCOUNT);
 }
 
+/* A pair that canonical composition makes (a primary composite). */
+static int is_primary(uint32_t cp)
+{
+	return is_pair(cp) && !U.fce[cp];
+}
+
 /* Every two-code-point canonical decomposition becomes a pair, in
  * composite order; composition lists index them by second element. */
 static void build_pairs(void)
@@ -339,16 +346,16 @@ static void build_pairs(void)
 	 * each group in code point order; the seconds after the first
 	 * FOLD_COMP_SHARED - 1 share the last list (REC_SEC is 6 bits).
 	 * REC_SEC numbers these lists. */
+	/* per second: 1 if it has composites, | 2 if one has a first element
+	 * in U+0040..U+007F */
+	for (cp = 0; cp <= MAX_CP; cp++)
+		if (is_primary(cp))
+			sec_kind[sec_of_cp[U.dec[cp]->c[1]] - 1] |=
+				(uint8_t)(1 | (U.dec[cp]->c[0] - FOLD_COMP_ALO < 64u) << 1);
 	for (l = 0; l < 2; l++)
 		for (s = 0; s < nseconds; s++) {
-			int any = 0, ascii = 0;
-			for (cp = 0; cp <= MAX_CP; cp++)
-				if (is_pair(cp) && !U.fce[cp] &&
-				    U.dec[cp]->c[1] == seconds[s]) {
-					any = 1;
-					ascii |= U.dec[cp]->c[0] - FOLD_COMP_ALO < 64u;
-				}
-			if (!any || ascii != !l)
+			int ascii = sec_kind[s] >> 1;
+			if (!sec_kind[s] || ascii != !l)
 				continue;
 			list_of_cp[seconds[s]] =
 				(uint8_t)(ncompsec < FOLD_COMP_SHARED ? ++ncompsec :
@@ -368,8 +375,7 @@ static void build_pairs(void)
 		comp_start[l - 1] = (uint16_t)ncomp;
 		for (cp = 0; cp <= MAX_CP; cp++) {
 			uint32_t a, f, sc, si;
-			if (!is_pair(cp) || U.fce[cp] ||
-			    list_of_cp[U.dec[cp]->c[1]] != l)
+			if (!is_primary(cp) || list_of_cp[U.dec[cp]->c[1]] != l)
 				continue;
 			/* composable from when all three are assigned */
 			sc = U.dec[cp]->c[1];
@@ -1092,8 +1098,7 @@ static void verify(void)
 		if (!l)
 			continue;
 		for (cp = 0; cp <= MAX_CP; cp++)
-			want += is_pair(cp) && !U.fce[cp] &&
-				U.dec[cp]->c[1] == seconds[k];
+			want += is_primary(cp) && U.dec[cp]->c[1] == seconds[k];
 		for (j = comp_start[l - 1]; j < comp_start[l]; j++) {
 			uint32_t e = comp[j], p = pairs[C_PAIR(e)];
 			uint32_t first = P_FIRST(p);

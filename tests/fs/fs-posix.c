@@ -1195,9 +1195,7 @@ static void fresh_locks(const struct t_mount *m, const char *sub, const char *wh
 		 kind == KIND_FCNTL ? "Fresh.dat" : "Flock.dat");
 	snprintf(vrel, sizeof vrel, "%s%s%s", sub ? sub : "", sub ? "/" : "",
 		 kind == KIND_FCNTL ? "FRESH.dat" : "FLOCK.dat");
-	const char *sf = t_path(m->src, rel);
-	char vf[4200];
-	snprintf(vf, sizeof vf, "%s", t_path(m->mnt, vrel));
+	const char *sf = t_path(m->src, rel), *vf = t_path(m->mnt, vrel);
 	CHECK_OK(t_write_file(sf, "AAAAAAAA"), "%s, %s: SOURCE: create %s", what, kn, rel);
 	int v = open(vf, O_RDWR), s = open(sf, O_RDWR);
 	CHECK(v >= 0 && s >= 0 && lock_whole(v, kind, 1) == 0 &&
@@ -1318,7 +1316,7 @@ static void sec_sqlite(void)
 	char out[2048];
 	if (!src || t_mount(&m, src, "casefold"))
 		return;
-	char *viewdir = strdup(t_path(m.mnt, "db")), *srcdir = strdup(t_path(m.src, "DB"));
+	const char *viewdir = t_path(m.mnt, "db"), *srcdir = t_path(m.src, "DB");
 	CHECK_OK(mkdir(t_path(m.mnt, "DB"), 0755), "mkdir DB through the view");
 	const char *del[] = {"python3", "tests/fs/sqlite-count.py", "delete", "150",
 			     viewdir, srcdir, viewdir, srcdir, NULL};
@@ -1330,20 +1328,15 @@ static void sec_sqlite(void)
 		CHECK(rc == 0, "rollback journal: 2 processes through the view (as db) and 2 "
 			       "in SOURCE (DB) add 150 each under SQLite's locks (exit %d): %.300s",
 		      rc, out);
-		char *wal = strdup(t_path(m.mnt, "Wal"));
+		const char *wal = t_path(m.mnt, "Wal"), *walv = t_path(m.mnt, "WAL");
 		CHECK_OK(mkdir(wal, 0755), "mkdir Wal through the view");
-		char *walv = strdup(t_path(m.mnt, "WAL"));
 		const char *w[] = {"python3", "tests/fs/sqlite-count.py", "wal", "150",
 				   wal, walv, wal, walv, NULL};
 		rc = t_run(w, out, sizeof out, 300);
 		out[strcspn(out, "\n")] = '\0';
 		CHECK(rc == 0, "WAL: 4 processes through the view (Wal, WAL) add 150 each "
 			       "(exit %d): %.300s", rc, out);
-		free(wal);
-		free(walv);
 	}
-	free(viewdir);
-	free(srcdir);
 	t_umount(&m);
 }
 
