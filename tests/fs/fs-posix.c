@@ -74,7 +74,7 @@ static int sys_renameat2(const char *a, const char *b, unsigned flags)
 	return (int)syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, flags);
 }
 
-static void t_io(const char *d)
+static void t_io(const char *d, const char *srcd)
 {
 	const char *f = t_path(d, "io");
 	int fd = open(f, O_CREAT | O_RDWR | O_EXCL, 0644);
@@ -142,8 +142,38 @@ static void t_io(const char *d)
 	memset(buf, 1, sizeof buf);
 	CHECK(pread(fd, buf, 8, 3LL << 30) == 8 && !memcmp(buf, "\0\0\0\0\0\0\0\0", 8),
 	      "[%s] the hole at 3 GiB reads zeros", L);
+	/* SEEK_DATA and SEEK_HOLE are SOURCE's answers for the same file
+	 * (without FUSE_LSEEK the kernel would say data from 0 on) */
+	int sfd = open(t_path(srcd, "sparse"), O_RDONLY);
+	off_t vd = lseek(fd, 0, SEEK_DATA), sd = sfd >= 0 ? lseek(sfd, 0, SEEK_DATA) : -2;
+	off_t vh = lseek(fd, 0, SEEK_HOLE), sh = sfd >= 0 ? lseek(sfd, 0, SEEK_HOLE) : -2;
+	CHECK(vd == sd && vd > 0, "[%s] lseek SEEK_DATA from 0 = %lld (SOURCE %lld): the data at 5 GiB",
+	      L, (long long)vd, (long long)sd);
+	CHECK(vh == sh && vh >= 0, "[%s] lseek SEEK_HOLE from 0 = %lld (SOURCE %lld)", L,
+	      (long long)vh, (long long)sh);
+	CHECK_ERR(lseek(fd, off + 4, SEEK_DATA), ENXIO, "[%s] SEEK_DATA at the end: ENXIO", L);
+	if (sfd >= 0)
+		close(sfd);
 	close(fd);
 	CHECK_OK(unlink(big), "[%s] unlink sparse", L);
+
+	/* copy_file_range between two files of the view: SOURCE's file
+	 * system copies (FUSE_COPY_FILE_RANGE), offsets advance as asked */
+	const char *ci = t_path(d, "cfr-in"), *co = t_path(d, "cfr-out");
+	CHECK_OK(t_write_file(ci, "0123456789abcdef"), "[%s] create cfr-in", L);
+	int in = open(ci, O_RDONLY), out = open(co, O_CREAT | O_RDWR | O_TRUNC, 0644);
+	loff_t oi = 4, oo = 0;
+	ssize_t nc = in >= 0 && out >= 0 ? copy_file_range(in, &oi, out, &oo, 8, 0) : -1;
+	CHECK(nc == 8 && oi == 12 && oo == 8, "[%s] copy_file_range 8 bytes from 4: %zd (%s), offsets %lld %lld",
+	      L, nc, nc < 0 ? strerror(errno) : "ok", (long long)oi, (long long)oo);
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	CHECK(t_file_is(co, "456789ab"), "[%s] cfr-out holds the copied bytes", L);
+	CHECK(t_file_is(t_path(srcd, "cfr-out"), "456789ab"), "[%s] so does SOURCE's cfr-out", L);
+	CHECK_OK(unlink(ci), "[%s] unlink cfr-in", L);
+	CHECK_OK(unlink(co), "[%s] unlink cfr-out", L);
 
 	/* fallocate */
 	const char *fa = t_path(d, "falloc");
@@ -627,7 +657,7 @@ static void posix_set(const char *d, const char *srcd, const char *label)
 {
 	L = label;
 	t_section("POSIX set in the %s directory", label);
-	t_io(d);
+	t_io(d, srcd);
 	t_dirs(d);
 	t_rename(d);
 	t_links(d);

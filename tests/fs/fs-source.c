@@ -310,6 +310,68 @@ static void run_attr(void)
 	t_umount(&m);
 }
 
+/* open(O_CREAT) of a name the kernel holds a negative dentry for, after
+ * an equivalent name was made directly in SOURCE: the kernel sends CREATE
+ * without a lookup, and the daemon must open the existing entry (or fail
+ * as open(2) would: O_EXCL, a directory) instead of making a second,
+ * equivalent one (with O_EXCL the kernel looks the name up again itself
+ * and fails at once).  cache=epoch caches negatives (Linux 6.16+; elsewhere
+ * it falls back to none, the kernel looks the name up first, and the
+ * outcome must be the same); watch=poll keeps the daemon unaware of the
+ * change until that request.  One directory per case: the first CREATE
+ * bumps the epoch, which drops every cached negative. */
+static void run_create_over_negative(void)
+{
+	static const struct {
+		const char *dir, *view, *src;
+		int flags, err; /* err: the errno open must fail with, or 0 */
+		const char *what;
+	} cases[] = {
+		{ "d1", "report.txt", "REPORT.TXT", O_CREAT | O_WRONLY | O_APPEND, 0,
+		  "O_CREAT opens the existing REPORT.TXT" },
+		{ "d2", "notes.txt", "NOTES.TXT", O_CREAT | O_EXCL | O_WRONLY, EEXIST,
+		  "O_CREAT|O_EXCL fails: NOTES.TXT exists" },
+		{ "d3", "sub", "SUB", O_CREAT | O_WRONLY, EISDIR,
+		  "O_CREAT of a directory's other spelling: EISDIR" },
+	};
+	t_section("O_CREAT over a cached negative entry after SOURCE made an equivalent name");
+	const char *src = t_newdir("src-neg");
+	struct t_mount m = {0};
+	struct stat st;
+	if (t_mount(&m, src, "casefold,cache=epoch,watch=poll,timeout=60"))
+		return;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *vd = t_path(m.mnt, cases[i].dir), *sd = t_path(src, cases[i].dir);
+		const char *vp = t_path(vd, cases[i].view), *sp = t_path(sd, cases[i].src);
+		CHECK_OK(mkdir(vd, 0755), "view: mkdir %s", cases[i].dir);
+		CHECK_ERR(stat(vp, &st), ENOENT, "view: %s/%s absent (a negative entry now)",
+			  cases[i].dir, cases[i].view);
+		if (cases[i].err == EISDIR)
+			CHECK_OK(mkdir(sp, 0755), "SOURCE: mkdir %s/%s", cases[i].dir, cases[i].src);
+		else
+			src_write(sp, "old");
+		errno = 0;
+		int fd = open(vp, cases[i].flags, 0644);
+		int e = errno;
+		if (cases[i].err) {
+			CHECK(fd < 0 && e == cases[i].err, "view: %s/%s: %s (got %s)", cases[i].dir,
+			      cases[i].view, cases[i].what, fd >= 0 ? "success" : strerror(e));
+		} else {
+			CHECK(fd >= 0, "view: %s/%s: %s (%s)", cases[i].dir, cases[i].view,
+			      cases[i].what, fd >= 0 ? "ok" : strerror(e));
+			CHECK(fd >= 0 && write(fd, "+new", 4) == 4, "-> write through it");
+			CHECK(t_file_is(sp, "old+new"), "-> SOURCE's %s/%s has the write",
+			      cases[i].dir, cases[i].src);
+		}
+		if (fd >= 0)
+			close(fd);
+		CHECK(t_dir_count(sd) == 1 && t_dir_has(sd, cases[i].src),
+		      "-> SOURCE's %s still holds only %s (%ld entries)", cases[i].dir,
+		      cases[i].src, t_dir_count(sd));
+	}
+	t_umount(&m);
+}
+
 int main(int argc, char **argv)
 {
 	t_init(argc, argv, help, extra_opt);
@@ -318,5 +380,6 @@ int main(int argc, char **argv)
 	for (char *save, *w = strtok_r(list, ",", &save); w; w = strtok_r(NULL, ",", &save))
 		run_watch(w);
 	run_attr();
+	run_create_over_negative();
 	return t_finish();
 }
