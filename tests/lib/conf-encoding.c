@@ -134,6 +134,11 @@ void conf_encoding(void)
 	   "form -1 not EINVAL");
 	ck(fold_init(&c, "utf8", FOLD_NFD, 0x80) == FOLD_EINVAL,
 	   "flag 0x80 not EINVAL");
+	/* the size target (tools/mktables.h: the kernel's utf8data table,
+	 * 64,256 bytes), as the built library reports it */
+	ck(fold_table_bytes() > 16384 && fold_table_bytes() < 64256,
+	   "fold_table_bytes() = %zu, want 16384 < n < 64256",
+	   fold_table_bytes());
 	ck(fold_init_profile(&c, "no-such-profile") == FOLD_ENOENC,
 	   "unknown profile not ENOENC");
 	for (int e = 0; e >= -5; e--)
