@@ -535,6 +535,44 @@ static void sec_chattr(struct t_mount *m)
 	      r ? strerror(errno) : "ok");
 	if (fd >= 0)
 		close(fd);
+	/* The same flag by the fsxattr interface (xfs_io chattr): set through
+	 * the view, as SOURCE's file system answers it directly. */
+	fd = open(fa, O_RDONLY | O_CLOEXEC);
+	int sfd = open(t_path(m->src, "cf/Hello"), O_RDONLY | O_CLOEXEC);
+	memset(&fsx, 0, sizeof fsx);
+	r = fd >= 0 && sfd >= 0 ? ioctl(fd, FS_IOC_FSGETXATTR, &fsx) : -1;
+	if (CHECK(r == 0, "FS_IOC_FSGETXATTR on a file: %s", r ? strerror(errno) : "ok")) {
+		struct fsxattr sx;
+		int sfl = 0, vr, sr;
+		fsx.fsx_xflags |= FS_XFLAG_NOATIME;
+		errno = 0;
+		vr = ioctl(fd, FS_IOC_FSSETXATTR, &fsx);
+		int verr = errno;
+		ioctl(sfd, FS_IOC_GETFLAGS, &sfl);
+		if (vr == 0) {
+			CHECK(sfl & FS_NOATIME_FL,
+			      "FS_IOC_FSSETXATTR +noatime through the view: SOURCE's file has it");
+			fsx.fsx_xflags &= ~FS_XFLAG_NOATIME;
+			CHECK_OK(ioctl(fd, FS_IOC_FSSETXATTR, &fsx), "FS_IOC_FSSETXATTR -noatime");
+			sfl = 0;
+			ioctl(sfd, FS_IOC_GETFLAGS, &sfl);
+			CHECK(!(sfl & FS_NOATIME_FL), "-> SOURCE's file lost it");
+		} else {
+			/* refused: SOURCE must refuse it alike */
+			memset(&sx, 0, sizeof sx);
+			ioctl(sfd, FS_IOC_FSGETXATTR, &sx);
+			sx.fsx_xflags |= FS_XFLAG_NOATIME;
+			errno = 0;
+			sr = ioctl(sfd, FS_IOC_FSSETXATTR, &sx);
+			CHECK(sr != 0 && errno == verr,
+			      "FS_IOC_FSSETXATTR refused through the view (%s) as by SOURCE (%s)",
+			      strerror(verr), sr ? strerror(errno) : "accepted");
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	if (sfd >= 0)
+		close(sfd);
 
 	/* user.foldfs.* is hidden and read-only through the view. */
 	char list[4096];
