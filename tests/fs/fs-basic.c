@@ -50,8 +50,9 @@ static const char help[] =
 	"    bytes, ill-formed names, EEXIST rules, renames, chattr +F/-F,\n"
 	"    nesting, symlinks, hard links, open fds, name preservation, xattrs,\n"
 	"    a 5,000-entry directory, SOURCE collisions, the encoding record and\n"
-	"    the hidden .foldfs and respelling (FOLDFS_IOC_RESPELL, foldfs\n"
-	"    --respell); unmounts everything at exit.  Must run as root\n"
+	"    the hidden .foldfs, respelling (FOLDFS_IOC_RESPELL, foldfs\n"
+	"    --respell) and the index memory budget (-o index_mem, indexes\n"
+	"    evicted and rebuilt); unmounts everything at exit.  Must run as root\n"
 	"    with /dev/fuse and fuse3 (fusermount3) installed.\n"
 	"\n"
 	"OPTIONS\n"
@@ -61,7 +62,7 @@ static const char help[] =
 	"    --only NAME     run one section: lookup illformed eexist ocreat rename\n"
 	"                    chattr nesting symlink hardlink openfd preserve xattr\n"
 	"                    bigdir collide record hidden strict compat ascii\n"
-	"                    ignorables daemon options cli respell\n"
+	"                    ignorables daemon options cli respell budget\n"
 	"    -q / -v         print only failures / every check (default)\n"
 	"\n"
 	"EXIT STATUS\n"
@@ -1597,6 +1598,95 @@ static void sec_respell(void)
 	}
 }
 
+/* ---- index memory budget ---------------------------------------------- */
+
+/* Occurrences of what in a file (the daemon log). */
+static long count_in_file(const char *path, const char *what)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	long n = 0;
+	while (f && fgets(line, sizeof line, f))
+		n += strstr(line, what) != NULL;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/* Directories whose indexes together pass -o index_mem are dropped least
+ * recently used first and rebuilt by the next miss (dirindex.c); a dropped
+ * one also loses its inotify watch, so what SOURCE changes meanwhile must
+ * show once it is rebuilt.  -o debug makes the daemon log each eviction,
+ * so the section knows it ran them. */
+#define BUDGET_DIRS 16
+#define BUDGET_NAMES 1500
+#define BUDGET_NAME "Größe-%04d-ÉTÉ-Übersicht-der-Dateien.txt"
+#define BUDGET_OTHER "GRÖSSE-%04d-été-ÜBERSICHT-DER-DATEIEN.TXT"
+
+static void sec_budget(void)
+{
+	t_section("-o index_mem=1: %d directories of %d names, indexes evicted and rebuilt",
+		  BUDGET_DIRS, BUDGET_NAMES);
+	const char *src = t_newdir("src-budget");
+	char rel[160], nm[96];
+	struct stat st;
+	int bad = 0;
+	for (int d = 0; d < BUDGET_DIRS; d++) {
+		snprintf(rel, sizeof rel, "dir%02d", d);
+		bad += mkdir(t_path(src, rel), 0755) != 0;
+		for (int i = 0; i < BUDGET_NAMES; i++) {
+			snprintf(nm, sizeof nm, BUDGET_NAME, i);
+			snprintf(rel, sizeof rel, "dir%02d/%s", d, nm);
+			bad += t_write_file(t_path(src, rel), "x") != 0;
+		}
+	}
+	CHECK(bad == 0, "SOURCE: %d directories of %d files (%d failed)", BUDGET_DIRS,
+	      BUDGET_NAMES, bad);
+	struct t_mount m = {0};
+	if (t_mount(&m, src, "casefold,index_mem=1,debug"))
+		return;
+	for (int pass = 0; pass < 2; pass++) {
+		bad = 0;
+		for (int d = 0; d < BUDGET_DIRS; d++) {
+			snprintf(nm, sizeof nm, BUDGET_OTHER, (d * 37 + pass) % BUDGET_NAMES);
+			snprintf(rel, sizeof rel, "DIR%02d/%s", d, nm);
+			if (stat(t_path(m.mnt, rel), &st) && bad++ < 3)
+				t_note("%s: %s", rel, strerror(errno));
+		}
+		CHECK(bad == 0, "pass %d: a name in every directory found by another spelling "
+		      "(%d not)", pass + 1, bad);
+	}
+	long ev = count_in_file(m.log, "evicted (budget");
+	CHECK(ev > 0, "-> the budget evicted indexes (%ld evictions logged)", ev);
+	/* changed directly in SOURCE: directories with and without an index */
+	bad = 0;
+	for (int d = 0; d < BUDGET_DIRS; d++) {
+		snprintf(rel, sizeof rel, "dir%02d/Neu-%02d", d, d);
+		bad += t_write_file(t_path(src, rel), "n") != 0;
+		snprintf(nm, sizeof nm, BUDGET_NAME, 5);
+		snprintf(rel, sizeof rel, "dir%02d/%s", d, nm);
+		bad += unlink(t_path(src, rel)) != 0;
+	}
+	CHECK(bad == 0, "SOURCE: a file added and one removed in every directory");
+	int missing = 0, stale = 0, lost = 0;
+	for (int d = 0; d < BUDGET_DIRS; d++) {
+		snprintf(rel, sizeof rel, "Dir%02d/NEU-%02d", d, d);
+		missing += stat(t_path(m.mnt, rel), &st) != 0;
+		snprintf(nm, sizeof nm, BUDGET_OTHER, 5);
+		snprintf(rel, sizeof rel, "dir%02d/%s", d, nm);
+		stale += !(stat(t_path(m.mnt, rel), &st) && errno == ENOENT);
+		snprintf(nm, sizeof nm, BUDGET_OTHER, 6);
+		snprintf(rel, sizeof rel, "dir%02d/%s", d, nm);
+		lost += stat(t_path(m.mnt, rel), &st) != 0;
+	}
+	CHECK(missing == 0 && stale == 0 && lost == 0,
+	      "-> seen through the view at once: added %d missing, removed %d still "
+	      "found, untouched %d lost", missing, stale, lost);
+	CHECK(count_in_file(m.log, "evicted (budget") > ev,
+	      "-> and indexes were evicted again meanwhile");
+	t_umount(&m);
+}
+
 int main(int argc, char **argv)
 {
 	t_init(argc, argv, help, extra_opt);
@@ -1663,5 +1753,7 @@ int main(int argc, char **argv)
 		sec_cli();
 	if (want("respell"))
 		sec_respell();
+	if (want("budget"))
+		sec_budget();
 	return t_finish();
 }
