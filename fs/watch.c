@@ -228,8 +228,11 @@ static void drain(int from_thread)
 		}
 	}
 	/* Every index built so far may have missed changes: all stale. */
-	if (overflow)
+	if (overflow) {
 		idx_drop_all();
+		dlog("watch: inotify events lost (queue overflow or no memory): "
+		     "every index dropped (fs.inotify.max_queued_events)");
+	}
 	pthread_mutex_unlock(&imutex);
 
 	if (npend || overflow) {

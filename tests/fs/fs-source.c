@@ -12,6 +12,7 @@
 #include "harness.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <linux/fs.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -42,7 +43,10 @@ static const char help[] =
 	"    and pending events are read before every lookup, so name changes must\n"
 	"    show at the very first look.  Finally, in a per-directory mount, the\n"
 	"    casefold attribute is set and removed directly in SOURCE and must\n"
-	"    take effect within the same bound.\n"
+	"    take effect within the same bound.  Then: open(O_CREAT) over a\n"
+	"    cached negative entry after SOURCE made an equivalent name, and an\n"
+	"    inotify queue overflow (a queue of 16 events, the daemon stopped\n"
+	"    while SOURCE gets 200 names): every index must be rebuilt.\n"
 	"\n"
 	"EXIT STATUS\n"
 	"    0 if every check passed, 1 otherwise; last line \"N passed, N failed\".\n";
@@ -372,6 +376,78 @@ static void run_create_over_negative(void)
 	t_umount(&m);
 }
 
+/* Occurrences of what in a file (the daemon log). */
+static long count_in_file(const char *path, const char *what)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	long n = 0;
+	while (f && fgets(line, sizeof line, f))
+		n += strstr(line, what) != NULL;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/* Lost inotify events: with a queue of 16 and the daemon stopped
+ * (SIGSTOP) while SOURCE gets 200 new names in an indexed directory, the
+ * kernel drops events and queues IN_Q_OVERFLOW; the daemon must then drop
+ * every index, so that all 200 names are found by other spellings. */
+static void run_overflow(void)
+{
+	static const char *const qpath = "/proc/sys/fs/inotify/max_queued_events";
+	t_section("inotify queue overflow: every index dropped and rebuilt");
+	char old[32] = "";
+	FILE *q = fopen(qpath, "r");
+	if (!q || !fgets(old, sizeof old, q)) {
+		if (q)
+			fclose(q);
+		t_skip("cannot read %s", qpath);
+		return;
+	}
+	fclose(q);
+	const char *src = t_newdir("src-overflow");
+	struct t_mount m = {0};
+	struct stat st;
+	int set = t_write_file(qpath, "16\n") == 0;
+	/* the queue size is taken when the daemon makes its inotify instance */
+	int r = t_mount(&m, src, "casefold,watch=inotify,debug");
+	if (set)
+		t_write_file(qpath, old);
+	if (!set) {
+		t_skip("cannot write %s", qpath);
+		if (!r)
+			t_umount(&m);
+		return;
+	}
+	if (r)
+		return;
+	CHECK_OK(mkdir(t_path(m.mnt, "Burst"), 0755), "view: mkdir Burst");
+	CHECK_OK(t_write_file(t_path(m.mnt, "Burst/Seed"), "s"), "view: create Burst/Seed");
+	CHECK_OK(stat(t_path(m.mnt, "BURST/SEED"), &st), "view: BURST/SEED (the index is built)");
+	if (!CHECK(m.pid > 0 && kill(m.pid, SIGSTOP) == 0, "daemon stopped (SIGSTOP)"))
+		goto out;
+	int bad = 0;
+	char rel[64];
+	for (int i = 0; i < 200; i++) {
+		snprintf(rel, sizeof rel, "Burst/File-%03d", i);
+		bad += t_write_file(t_path(src, rel), "f") != 0;
+	}
+	kill(m.pid, SIGCONT);
+	CHECK(bad == 0, "SOURCE: 200 files created in Burst meanwhile (%d failed)", bad);
+	bad = 0;
+	for (int i = 0; i < 200; i++) {
+		snprintf(rel, sizeof rel, "burst/FILE-%03d", i);
+		if (stat(t_path(m.mnt, rel), &st) && bad++ < 3)
+			t_note("%s: %s", rel, strerror(errno));
+	}
+	CHECK(bad == 0, "-> all 200 found by other spellings (%d not)", bad);
+	CHECK(count_in_file(m.log, "events lost (queue overflow") > 0,
+	      "-> the daemon saw the overflow (debug log)");
+out:
+	t_umount(&m);
+}
+
 int main(int argc, char **argv)
 {
 	t_init(argc, argv, help, extra_opt);
@@ -381,5 +457,6 @@ int main(int argc, char **argv)
 		run_watch(w);
 	run_attr();
 	run_create_over_negative();
+	run_overflow();
 	return t_finish();
 }
