@@ -371,7 +371,9 @@ static void t_attrs(const char *d, const char *srcd)
 	CHECK_OK(setxattr(d, "trusted.t", "x", 1, 0), "[%s] trusted.* on the directory (root)", L);
 
 	struct statfs sv, ss;
-	CHECK(statfs(d, &sv) == 0 && sv.f_bsize > 0 && sv.f_blocks > 0 && sv.f_namelen >= 255,
+	/* called first: a CHECK's arguments are evaluated in no set order */
+	int rsv = statfs(d, &sv);
+	CHECK(rsv == 0 && sv.f_bsize > 0 && sv.f_blocks > 0 && sv.f_namelen >= 255,
 	      "[%s] statfs: bsize %ld blocks %llu namelen %ld", L, (long)sv.f_bsize,
 	      (unsigned long long)sv.f_blocks, (long)sv.f_namelen);
 	CHECK(statfs(srcd, &ss) == 0 &&
@@ -1607,6 +1609,25 @@ static void sec_user_mount(void)
 	rmdir(base);
 }
 
+/* The daemon single-threaded (-s): one worker answers everything, so a
+ * lock that must wait, or whose grant drops cached pages (which may wait
+ * for a READ the worker would answer), goes to a thread of its own
+ * (ops_lock.c).  The POSIX set once more, in a folding directory. */
+static void sec_single(void)
+{
+	struct t_mount m = {0};
+	t_section("single-threaded daemon (-s)");
+	m.single = 1;
+	if (t_mount(&m, t_newdir("src-single"), "casefold"))
+		return;
+	const char *d = t_path(m.mnt, "d");
+	char sd[4200];
+	snprintf(sd, sizeof sd, "%s/d", m.src);
+	CHECK_OK(mkdir(d, 0755), "mkdir d");
+	posix_set(d, sd, "-s");
+	t_umount(&m);
+}
+
 int main(int argc, char **argv)
 {
 	t_init(argc, argv, help, NULL);
@@ -1646,6 +1667,7 @@ int main(int argc, char **argv)
 		      "still two entries");
 		t_umount(&m);
 	}
+	sec_single();
 	sec_source_locks();
 	sec_allow_other();
 	sec_acl();

@@ -600,6 +600,8 @@ int t_mount(struct t_mount *m, const char *src, const char *opts)
 		argv[n++] = m->src;
 		argv[n++] = m->mnt;
 		argv[n++] = "-f";
+		if (m->single)
+			argv[n++] = "-s";
 		if (m->opts[0]) {
 			argv[n++] = "-o";
 			argv[n++] = m->opts;
@@ -650,6 +652,8 @@ int t_mount_daemon(struct t_mount *m, const char *src, const char *opts)
 	argv[n++] = t_opt.foldfs;
 	argv[n++] = m->src;
 	argv[n++] = m->mnt;
+	if (m->single)
+		argv[n++] = "-s";
 	if (m->opts[0]) {
 		argv[n++] = "-o";
 		argv[n++] = m->opts;

@@ -84,6 +84,7 @@ struct t_mount {
 	char log[4096];
 	pid_t pid; /* daemon pid (foreground mode), 0 if unknown */
 	int live;
+	int single; /* set before mounting: run the daemon with -s */
 };
 
 /* A fresh empty directory under the scratch root: "<root>/<prefix>-N". */
