@@ -1180,6 +1180,20 @@ static void sec_options(void)
 	char out[4096];
 	r = t_mount_refused(src, "casefold,no_such_option_xyz", out, sizeof out);
 	CHECK(r != 0, "an unknown option is refused (exit %d): %s", r, out);
+	/* a bad value is refused with a message that names the option */
+	static const char *const badval[][2] = {
+		{"casefold,cache=sometimes", "cache=sometimes"},
+		{"casefold,watch=fanotify", "watch=fanotify"},
+		{"casefold,timeout=-1", "timeout=-1"},
+		{"casefold,timeout=soon", "timeout=soon"},
+		{"casefold,index_mem=0", "index_mem=0"},
+		{"casefold,index_mem=64k", "index_mem=64k"},
+	};
+	for (size_t i = 0; i < sizeof badval / sizeof badval[0]; i++) {
+		r = t_mount_refused(src, badval[i][0], out, sizeof out);
+		CHECK(r == 1 && strstr(out, badval[i][1]),
+		      "-o %s refused (exit %d) naming it: %s", badval[i][1], r, out);
+	}
 
 	/* mount(8) resets PATH before it runs mount.fuse3, so a foldfs that is
 	 * not installed is named by its path with the "PROGRAM#SOURCE" form;
