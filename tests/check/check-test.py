@@ -390,6 +390,23 @@ def test_exit_codes():
                         os.path.join(TMP, "coll.log"), coll])
     check(rc == 1, "--fix --yes corrected -> 1 (%d)" % rc)
     check(run(["--casefold", coll])[0] == 0, "after the fix -> 0")
+    # Without --log the rename log is ./foldfs-check-fix-<UTC time>.log
+    dflt = fresh("t-deflog")
+    mkfile(dflt, b"y")
+    mkfile(dflt, b"Y")
+    had = set(os.listdir(TMP))
+    rc, out, err = run(["--casefold", "--fix", "--yes", dflt])
+    new = [n for n in set(os.listdir(TMP)) - had
+           if n.startswith("foldfs-check-fix-") and n.endswith(".log")]
+    check(rc == 1 and len(new) == 1 and
+          len(new[0]) == len("foldfs-check-fix-YYYYmmdd-HHMMSS.log"),
+          "--fix --yes without --log writes ./foldfs-check-fix-*.log "
+          "(%d, %r)" % (rc, new))
+    if new:
+        rc, out, err = run(["--undo", os.path.join(TMP, new[0])])
+        check(rc == 0 and sorted(os.listdir(dflt)) == ["Y", "y"],
+              "--undo with that log restores y and Y (%d)" % rc)
+        os.unlink(os.path.join(TMP, new[0]))
 
     # An unreadable directory: reported, the walk goes on (8 | 4).
     part = fresh("t-partial")
@@ -499,9 +516,17 @@ def test_fix_undo():
     check(rc == 0 and not by_type(objs2, "collision"),
           "no collisions after --fix (%d)" % rc)
 
-    rc, out, err = run(["--undo", log])
-    check(rc == 0, "--undo -> 0 (%d) %r" % (rc, out[-300:]))
+    rc, uobjs, err = jrun(["--undo", log])
+    check(rc == 0, "--undo -> 0 (%d) %r" % (rc, err[-300:]))
     check(listing(root) == before, "--undo restores the exact original tree")
+    undone = by_type(uobjs, "undo")
+    # JSON: one object per rename, newest first, each reversed exactly
+    check(len(undone) == len(ren) and
+          all(o["status"] == "restored" for o in undone) and
+          [(o["from_hex"], o["to_hex"]) for o in undone] ==
+          [(o["to_hex"], o["from_hex"]) for o in reversed(ren)],
+          "--undo --json: every rename reversed, newest first: %r" %
+          [(o.get("from"), o.get("status")) for o in undone][:4])
     # Undoing again changes nothing: entries below a directory the log
     # renamed are found under its restored name, and reported skipped.
     rc, out, err = run(["--undo", log])
