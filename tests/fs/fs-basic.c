@@ -605,6 +605,20 @@ static void sec_chattr(struct t_mount *m)
 		CHECK_ERR(stat(t_path(m->mnt, "cf2/ABC"), &st), ENOENT,
 			  "after remount cf2/ABC still not found");
 	}
+
+	/* The root of a fresh tree holds only the hidden record, which the
+	 * view does not show: it is empty, so +F is allowed there too. */
+	struct t_mount rm = {0};
+	const char *rsrc = t_newdir("src-rootF");
+	if (t_mount(&rm, rsrc, "") == 0) {
+		CHECK(stat(t_path(rsrc, ".foldfs"), &st) == 0 && t_dir_count(rm.mnt) == 0,
+		      "fresh tree: SOURCE holds .foldfs, the view lists nothing");
+		CHECK_OK(set_casefold(rm.mnt, 1), "+F on the mount's root");
+		CHECK(has_casefold(rm.mnt) == 1, "-> the root shows F");
+		CHECK_OK(mkfile(t_path(rm.mnt, "Root.txt"), "r"), "create Root.txt");
+		CHECK(t_file_is(t_path(rm.mnt, "ROOT.TXT"), "r"), "-> ROOT.TXT finds it");
+		t_umount(&rm);
+	}
 }
 
 /* ---- 7. nested folding and plain directories -------------------------- */
