@@ -1628,19 +1628,6 @@ static void sec_respell(void)
 
 /* ---- index memory budget ---------------------------------------------- */
 
-/* Occurrences of what in a file (the daemon log). */
-static long count_in_file(const char *path, const char *what)
-{
-	FILE *f = fopen(path, "r");
-	char line[1024];
-	long n = 0;
-	while (f && fgets(line, sizeof line, f))
-		n += strstr(line, what) != NULL;
-	if (f)
-		fclose(f);
-	return n;
-}
-
 /* Directories whose indexes together pass -o index_mem are dropped least
  * recently used first and rebuilt by the next miss (dirindex.c); a dropped
  * one also loses its inotify watch, so what SOURCE changes meanwhile must
@@ -1684,7 +1671,7 @@ static void sec_budget(void)
 		CHECK(bad == 0, "pass %d: a name in every directory found by another spelling "
 		      "(%d not)", pass + 1, bad);
 	}
-	long ev = count_in_file(m.log, "evicted (budget");
+	long ev = t_log_count(&m, "evicted (budget");
 	CHECK(ev > 0, "-> the budget evicted indexes (%ld evictions logged)", ev);
 	/* changed directly in SOURCE: directories with and without an index */
 	bad = 0;
@@ -1710,7 +1697,7 @@ static void sec_budget(void)
 	CHECK(missing == 0 && stale == 0 && lost == 0,
 	      "-> seen through the view at once: added %d missing, removed %d still "
 	      "found, untouched %d lost", missing, stale, lost);
-	CHECK(count_in_file(m.log, "evicted (budget") > ev,
+	CHECK(t_log_count(&m, "evicted (budget") > ev,
 	      "-> and indexes were evicted again meanwhile");
 	t_umount(&m);
 }

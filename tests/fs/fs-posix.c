@@ -1169,29 +1169,7 @@ static void sec_lockcache_keep(void)
  * libfuse logs every request it receives). */
 static long log_reads(const struct t_mount *m)
 {
-	char buf[65536];
-	long n = 0;
-	size_t keep = 0;
-	ssize_t r;
-	int fd = open(m->log, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	/* counted per chunk; a line split between chunks is carried over */
-	while ((r = read(fd, buf + keep, sizeof buf - 1 - keep)) > 0) {
-		char *p = buf, *nl;
-		buf[keep + (size_t)r] = '\0';
-		for (; (nl = strchr(p, '\n')); p = nl + 1) {
-			*nl = '\0';
-			if (strstr(p, "opcode: READ ("))
-				n++;
-		}
-		keep = strlen(p);
-		memmove(buf, p, keep);
-		if (keep >= sizeof buf / 2)
-			keep = 0; /* no such long line in a debug log */
-	}
-	close(fd);
-	return n;
+	return t_log_count(m, "opcode: READ (");
 }
 
 /* The test's own answer to what the daemon asks at start: does dir's file

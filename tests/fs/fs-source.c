@@ -376,19 +376,6 @@ static void run_create_over_negative(void)
 	t_umount(&m);
 }
 
-/* Occurrences of what in a file (the daemon log). */
-static long count_in_file(const char *path, const char *what)
-{
-	FILE *f = fopen(path, "r");
-	char line[1024];
-	long n = 0;
-	while (f && fgets(line, sizeof line, f))
-		n += strstr(line, what) != NULL;
-	if (f)
-		fclose(f);
-	return n;
-}
-
 /* Lost inotify events: with a queue of 16 and the daemon stopped
  * (SIGSTOP) while SOURCE gets 200 new names in an indexed directory, the
  * kernel drops events and queues IN_Q_OVERFLOW; the daemon must then drop
@@ -442,7 +429,7 @@ static void run_overflow(void)
 			t_note("%s: %s", rel, strerror(errno));
 	}
 	CHECK(bad == 0, "-> all 200 found by other spellings (%d not)", bad);
-	CHECK(count_in_file(m.log, "events lost (queue overflow") > 0,
+	CHECK(t_log_count(&m, "events lost (queue overflow") > 0,
 	      "-> the daemon saw the overflow (debug log)");
 out:
 	t_umount(&m);

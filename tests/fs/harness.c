@@ -549,6 +549,21 @@ void t_show_log(const struct t_mount *m)
 	printf("   ---\n");
 }
 
+long t_log_count(const struct t_mount *m, const char *what)
+{
+	FILE *f = fopen(m->log, "re");
+	char *line = NULL;
+	size_t cap = 0;
+	long n = 0;
+	if (!f)
+		return -1;
+	while (getline(&line, &cap, f) >= 0)
+		n += strstr(line, what) != NULL;
+	free(line);
+	fclose(f);
+	return n;
+}
+
 static int setup_mount(struct t_mount *m, const char *src, const char *opts)
 {
 	static int seq;

@@ -106,6 +106,8 @@ int t_remount(struct t_mount *m);
 int t_is_mounted(const char *path);
 /* Print the daemon log (last lines) to stdout. */
 void t_show_log(const struct t_mount *m);
+/* Lines of the daemon's log so far that contain what (-1: no log). */
+long t_log_count(const struct t_mount *m, const char *what);
 
 /* Run the daemon once expecting it to refuse: "foldfs SRC MNT -o OPTS"
  * (no -f).  Captures its output into out.  If it unexpectedly mounted, it
