@@ -864,6 +864,16 @@ def test_set_encoding_info():
                         "strict", root])
     check(rc == 4 and record_text(root) == rec,
           "--set-flags strict refused with an ill-formed name (%d)" % rc)
+    check(b"ill-formed name" in out and b"bad\\xff" in out and
+          b"byte offset 3" in out and b"error under strict" in out,
+          "the refusal names it and its offset: %r" % out)
+    rc, objs, err = jrun(["--set-encoding", "utf8-12.1", "--set-flags",
+                          "strict", root])
+    wr = by_type(objs, "would_refuse")
+    check(rc == 4 and len(wr) == 1 and
+          bytes.fromhex(wr[0]["name_hex"]) == b"bad\xff" and
+          wr[0]["offset"] == 3 and wr[0]["to"].startswith("utf8-12.1"),
+          "--json: a would_refuse object: %r" % wr)
     os.unlink(os.path.join(os.fsencode(fold), b"bad\xff"))
     os.unlink(os.path.join(os.fsencode(fold), u("\ua7c7x")))
     mkfile(fold, u("\ua7c8x"))   # lower case: same class in both versions
