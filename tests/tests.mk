@@ -22,3 +22,9 @@ CHECK_SUITES += install
 .PHONY: check-install
 check-install:
 	@tests/install-check.sh $(BUILD)
+
+# Line coverage of the library, daemon and tools under the suites
+# (tests/coverage.sh; not part of make check).
+.PHONY: coverage
+coverage:
+	@tests/coverage.sh build-cov
