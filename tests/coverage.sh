@@ -44,8 +44,11 @@ printf '\n%-34s %8s %7s\n' "source file" "lines" "run"
 for src in lib/*.c fs/*.c tools/foldfs-*.c tools/u8.c common/*.c; do
 	obj=$B/obj/$(dirname "$src")
 	[ -f "$obj/$(basename "$src" .c).gcda" ] || continue
-	line=$( (cd "$B/gcov" && gcov -o "$OLDPWD/$obj" "$OLDPWD/$src") 2>/dev/null |
-		grep -A1 "^File '.*$src'" | sed -n 's/^Lines executed:\([0-9.]*\)% of \([0-9]*\)/\2 \1/p')
+	# gcov finds the sources by the relative paths they were compiled
+	# with: run it here, then move its annotated files away
+	line=$(gcov -o "$obj" "$src" 2>/dev/null |
+		grep -A1 "^File '$src'" | sed -n 's/^Lines executed:\([0-9.]*\)% of \([0-9]*\)/\2 \1/p')
+	mv ./*.gcov "$B/gcov/" 2>/dev/null
 	[ -n "$line" ] && printf '%-34s %8s %6s%%\n' "$src" $line
 done
 say "annotated sources in $B/gcov/ (grep -n '#####' for lines never run)"
