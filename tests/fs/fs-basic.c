@@ -583,6 +583,16 @@ static void sec_chattr(struct t_mount *m)
 		if (!strncmp(list + o, "user.foldfs.", 12))
 			seen = 1;
 	CHECK(n >= 0 && !seen, "listxattr on cf hides user.foldfs.*");
+	/* The size query programs make first (getfattr, cp -a, tar) counts
+	 * the list as shown, without our names; one byte less is ERANGE. */
+	CHECK_OK(setxattr(cf, "user.mine", "m", 1, 0), "setxattr user.mine on cf");
+	n = listxattr(cf, list, sizeof list);
+	ssize_t need = listxattr(cf, NULL, 0);
+	CHECK(n == (ssize_t)sizeof "user.mine" && need == n,
+	      "listxattr size query on cf: %zd for a list of %zd bytes (user.mine)", need, n);
+	CHECK_ERR(listxattr(cf, list, (size_t)n - 1), ERANGE,
+		  "listxattr into a buffer one byte short");
+	CHECK_OK(removexattr(cf, "user.mine"), "removexattr user.mine");
 	char v[16];
 	CHECK(getxattr(cf, "user.foldfs.casefold", v, sizeof v) == -1,
 	      "getxattr user.foldfs.casefold through the view fails");
