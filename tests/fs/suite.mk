@@ -8,8 +8,7 @@
 #   check-fs-coherence  kernel cache coherence under concurrency, per cache=
 #   check-fs-source     changes in SOURCE / by a second mount reach the view
 #   check-fs-posix      POSIX sanity in folding and plain dirs, allow_other
-#   check-fs-asan       fs-basic, fs-posix and fs-source against an ASan+UBSan
-#                       daemon
+#   check-fs-asan       the four suites again, against an ASan+UBSan daemon
 
 FSTEST_PROGS := fs-basic fs-coherence fs-source fs-posix
 FSTEST_BIN   := $(BUILD)/tests/fs
@@ -47,9 +46,9 @@ check-fs-posix: $(FSTEST_BIN)/fs-posix $(FSTEST_DAEMON)
 # The daemon (and what it links) rebuilt with clang sanitizers in its own
 # build directory; the test programs are the ordinary ones.  A leak or UB
 # report makes the daemon exit non-zero at unmount, which the suites count
-# (fs-source adds SOURCE's own changes: watch events, a lost-event
-# overflow, indexes dropped under lookups).
-check-fs-asan: $(FSTEST_BIN)/fs-basic $(FSTEST_BIN)/fs-posix $(FSTEST_BIN)/fs-source
+# (fs-coherence: many threads of lookups and changes; fs-source: SOURCE's
+# own changes, a lost-event overflow, indexes dropped under lookups).
+check-fs-asan: $(FSTEST_EXES)
 	@$(MAKE) --no-print-directory -s BUILD=$(ASAN_BUILD) CC=clang \
 	  EXTRA_CFLAGS='-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer' \
 	  EXTRA_LDFLAGS='-fsanitize=address,undefined' $(ASAN_BUILD)/foldfs || \
@@ -60,4 +59,5 @@ check-fs-asan: $(FSTEST_BIN)/fs-basic $(FSTEST_BIN)/fs-posix $(FSTEST_BIN)/fs-so
 	  sh tests/lib/sum-runs.sh \
 	  "$(FSTEST_RUN) 400 $(FSTEST_BIN)/fs-basic --foldfs $(ASAN_BUILD)/foldfs" \
 	  "$(FSTEST_RUN) 400 $(FSTEST_BIN)/fs-posix --foldfs $(ASAN_BUILD)/foldfs" \
-	  "$(FSTEST_RUN) 400 $(FSTEST_BIN)/fs-source --foldfs $(ASAN_BUILD)/foldfs"
+	  "$(FSTEST_RUN) 400 $(FSTEST_BIN)/fs-source --foldfs $(ASAN_BUILD)/foldfs" \
+	  "$(FSTEST_RUN) 600 $(FSTEST_BIN)/fs-coherence --foldfs $(ASAN_BUILD)/foldfs"
