@@ -606,6 +606,7 @@ static struct inval *iq_head, *iq_tail;
 static size_t iq_len;
 static uint64_t iq_queued, iq_done; /* items queued / finished, in order */
 static int iq_stop;
+static int iq_sending; /* the thread is in a notification (iq_lock) */
 static pthread_t iq_thr;
 static int iq_started;
 
@@ -655,6 +656,7 @@ static void *inval_thread(void *arg)
 		if (!iq_head)
 			iq_tail = NULL;
 		iq_len--;
+		iq_sending = 1;
 		pthread_mutex_unlock(&iq_lock);
 		/* Holds no daemon lock: may wait for the directory lock of a
 		 * request in progress, which other workers will finish. */
@@ -664,6 +666,7 @@ static void *inval_thread(void *arg)
 		     (unsigned long long)it->parent, it->name, r);
 		free(it);
 		pthread_mutex_lock(&iq_lock);
+		iq_sending = 0;
 		iq_done++;
 		pthread_cond_broadcast(&iq_done_cond);
 	}
@@ -686,6 +689,31 @@ int coh_init(void)
 		return -EAGAIN;
 	iq_started = 1;
 	return 0;
+}
+
+/* The device's descriptor is closed by the unmount; a notification
+ * written after that could land in whatever file took its number.  So
+ * the thread is stopped first, and one notification under way waited
+ * for -- not forever: it may wait in the kernel for the lock of a
+ * directory whose request nobody answers any more, and only the unmount
+ * (which ends the connection) lets it go; it holds its own reference to
+ * the device meanwhile. */
+void coh_quiesce(void)
+{
+	struct timespec until;
+
+	if (!iq_started)
+		return;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 2;
+	pthread_mutex_lock(&iq_lock);
+	iq_stop = 1;
+	pthread_cond_signal(&iq_cond);
+	pthread_cond_broadcast(&iq_done_cond);
+	while (iq_sending &&
+	       pthread_cond_timedwait(&iq_done_cond, &iq_lock, &until) == 0)
+		;
+	pthread_mutex_unlock(&iq_lock);
 }
 
 int coh_stop(void)

@@ -245,6 +245,9 @@ void watch_stamps_after(struct node *d, const struct dir_stamp *pre);
 /* ---- coherence.c -------------------------------------------------------- */
 
 int coh_init(void);
+/* At shutdown, before the session's device is closed: no notification
+ * starts after this (one under way is waited for, up to 2 s). */
+void coh_quiesce(void);
 /* Stop the invalidation worker; -1 if it is stuck (then the session must
  * not be destroyed under it). */
 int coh_stop(void);
