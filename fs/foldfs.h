@@ -333,6 +333,9 @@ void locks_flush(struct node *n, uint64_t lock_owner);
  * which lets lock revalidation trust a fresh ctime. */
 void locks_init(int dirfd);
 void locks_release(struct node *n, uint64_t fh);
+/* At shutdown, before the unmount: lock waiters answer ENOLCK and are
+ * gone when this returns (up to 2 s). */
+void locks_quiesce(void);
 void op_flock(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 	      int op);
 void op_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,

@@ -896,6 +896,7 @@ int main(int argc, char **argv)
 	}
 
 	watch_stop();
+	locks_quiesce();
 	coh_quiesce();
 	fuse_session_unmount(F.se);
 	fuse_remove_signal_handlers(F.se);

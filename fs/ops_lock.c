@@ -52,7 +52,8 @@
  * rather than a blocking call keeps the interruption free of races with
  * signal delivery; a waiter costs one sleeping thread and no CPU to speak
  * of.  Waiters are capped (MAX_WAITERS); beyond that a blocking request
- * fails with ENOLCK rather than take a worker.
+ * fails with ENOLCK rather than take a worker; so does a waiter when the
+ * daemon shuts down (locks_quiesce).
  */
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64
@@ -86,6 +87,7 @@ struct waiter {
 };
 
 static atomic_int nwaiters;
+static atomic_int stopping; /* the daemon is shutting down */
 
 /* An answer from try() that means "not yet". */
 static int not_yet(int err)
@@ -117,6 +119,12 @@ static void *wait_for_lock(void *arg)
 			err = EINTR;
 			break;
 		}
+		if (atomic_load(&stopping)) {
+			/* not EINTR: without a signal pending the kernel
+			 * would hand its restart code (512) to the caller */
+			err = ENOLCK;
+			break;
+		}
 		struct timespec ts = { 0, pause_ns };
 		nanosleep(&ts, NULL);
 		if (pause_ns < 20000000)
@@ -127,6 +135,19 @@ static void *wait_for_lock(void *arg)
 	free(w);
 	atomic_fetch_sub(&nwaiters, 1);
 	return NULL;
+}
+
+/* The session loop has ended (unmount or signal) but a waiter may still
+ * be polling: it must answer (ENOLCK) while the device is open and be
+ * gone before the session is destroyed, which its request points into.
+ * A waiter sleeps at most 20 ms between tries and a try never blocks. */
+void locks_quiesce(void)
+{
+	atomic_store(&stopping, 1);
+	for (int ms = 0; ms < 2000 && atomic_load(&nwaiters) > 0; ms++) {
+		struct timespec ts = { 0, 1000000 };
+		nanosleep(&ts, NULL);
+	}
 }
 
 /* Hand a request that has to wait (or, once, must be answered from

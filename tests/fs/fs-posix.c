@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <poll.h>
 #include <pwd.h>
 #include <linux/fs.h>
 #include <linux/posix_acl.h>
@@ -1606,6 +1607,56 @@ static void sec_single(void)
 	t_umount(&m);
 }
 
+/* The daemon told to stop (SIGTERM) while a flock() through the view
+ * waits for a lock held in SOURCE: the waiter answers ENOLCK before the
+ * unmount closes the device (EINTR would reach the caller as the kernel's
+ * restart code 512, no signal being pending), and the daemon exits
+ * cleanly (its request
+ * points into the session the daemon destroys on the way out; fs-asan and
+ * fs-tsan run this too). */
+static void sec_stop_with_waiter(void)
+{
+	t_section("SIGTERM while a lock waiter waits");
+	struct t_mount m = {0};
+	if (t_mount(&m, t_newdir("src-stopwait"), "casefold"))
+		return;
+	CHECK_OK(t_write_file(t_path(m.mnt, "Held"), "h"), "create Held");
+	int s = open(t_path(m.src, "Held"), O_RDWR);
+	CHECK(s >= 0 && flock(s, LOCK_EX) == 0, "SOURCE: this process holds flock(LOCK_EX)");
+	int pfd[2];
+	if (!CHECK(pipe(pfd) == 0, "pipe")) {
+		t_umount(&m);
+		return;
+	}
+	pid_t c = fork();
+	if (c == 0) {
+		close(pfd[0]);
+		int fd = open(t_path(m.mnt, "HELD"), O_RDWR);
+		errno = 0;
+		int r = fd >= 0 ? flock(fd, LOCK_EX) : -1;
+		int e = r ? errno : 0;
+		if (write(pfd[1], &e, sizeof e) != (ssize_t)sizeof e)
+			_exit(2);
+		_exit(0);
+	}
+	close(pfd[1]);
+	t_track_child(c);
+	t_sleep_ms(300); /* its flock() now waits in a thread of the daemon */
+	CHECK(c > 0 && m.pid > 0 && kill(m.pid, SIGTERM) == 0, "SIGTERM to the daemon");
+	struct pollfd pf = {.fd = pfd[0], .events = POLLIN};
+	int e = -1;
+	if (poll(&pf, 1, 5000) == 1 && read(pfd[0], &e, sizeof e) != (ssize_t)sizeof e)
+		e = -1;
+	CHECK(e == ENOLCK, "-> the waiting flock() failed with ENOLCK within 5 s (%s)",
+	      e < 0 ? "no answer" : e ? strerror(e) : "granted");
+	close(pfd[0]);
+	if (c > 0)
+		waitpid(c, NULL, 0);
+	t_umount(&m); /* checks the daemon's exit status */
+	if (s >= 0)
+		close(s);
+}
+
 int main(int argc, char **argv)
 {
 	t_init(argc, argv, help, NULL);
@@ -1647,6 +1698,7 @@ int main(int argc, char **argv)
 	}
 	sec_single();
 	sec_source_locks();
+	sec_stop_with_waiter();
 	sec_allow_other();
 	sec_acl();
 	sec_user_mount();
