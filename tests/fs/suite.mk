@@ -45,39 +45,37 @@ check-fs-source: $(FSTEST_BIN)/fs-source $(FSTEST_DAEMON)
 check-fs-posix: $(FSTEST_BIN)/fs-posix $(FSTEST_DAEMON)
 	@$(FSTEST_RUN) 240 $(FSTEST_BIN)/fs-posix --foldfs $(FSTEST_DAEMON)
 
-# The daemon (and what it links) rebuilt with clang sanitizers in its own
-# build directory; the test programs are the ordinary ones.  A leak or UB
-# report makes the daemon exit non-zero at unmount, which the suites count
-# (fs-coherence: many threads of lookups and changes; fs-source: SOURCE's
-# own changes, a lost-event overflow, indexes dropped under lookups).
-check-fs-asan: $(FSTEST_EXES)
-	@$(MAKE) --no-print-directory -s BUILD=$(ASAN_BUILD) CC=clang \
-	  EXTRA_CFLAGS='-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer' \
-	  EXTRA_LDFLAGS='-fsanitize=address,undefined' $(ASAN_BUILD)/foldfs || \
-	  { echo "FAIL building $(ASAN_BUILD)/foldfs with clang + ASan/UBSan"; \
+# The daemon (and what it links) rebuilt with clang and a sanitizer in its
+# own build directory; the test programs are the ordinary ones.  A report
+# makes the daemon exit non-zero at unmount, which the suites count.
+#   $(1) build dir, $(2) the sanitizer's flags, $(3) its name, $(4) the
+#   environment for the runs
+define FS_SAN_SUITE
+	@$(MAKE) --no-print-directory -s BUILD=$(1) CC=clang \
+	  EXTRA_CFLAGS='$(2) -fno-omit-frame-pointer' EXTRA_LDFLAGS='$(2)' \
+	  $(1)/foldfs || { echo "FAIL building $(1)/foldfs with clang + $(3)"; \
 	    echo "0 passed, 1 failed"; exit 1; }
-	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=23 \
-	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=24 \
-	  sh tests/lib/sum-runs.sh \
-	  "$(FSTEST_RUN) 400 $(FSTEST_BIN)/fs-basic --foldfs $(ASAN_BUILD)/foldfs" \
-	  "$(FSTEST_RUN) 400 $(FSTEST_BIN)/fs-posix --foldfs $(ASAN_BUILD)/foldfs" \
-	  "$(FSTEST_RUN) 400 $(FSTEST_BIN)/fs-source --foldfs $(ASAN_BUILD)/foldfs" \
-	  "$(FSTEST_RUN) 600 $(FSTEST_BIN)/fs-coherence --foldfs $(ASAN_BUILD)/foldfs"
+	@$(4) sh tests/lib/sum-runs.sh \
+	  "$(FSTEST_RUN) 400 $(FSTEST_BIN)/fs-basic --foldfs $(1)/foldfs" \
+	  "$(FSTEST_RUN) 400 $(FSTEST_BIN)/fs-posix --foldfs $(1)/foldfs" \
+	  "$(FSTEST_RUN) 400 $(FSTEST_BIN)/fs-source --foldfs $(1)/foldfs" \
+	  "$(FSTEST_RUN) 600 $(FSTEST_BIN)/fs-coherence --foldfs $(1)/foldfs"
+endef
 
-# The same with ThreadSanitizer: the daemon is many threads (libfuse's
-# workers, lock waiters, the watch and invalidation threads) around
-# shared indexes, ledger and nodes.  A race report makes the daemon exit
-# with status 66 at unmount.  (It found one: the invalidation thread could
-# write a notification after the unmount had closed the device.)
+# ASan+UBSan: leaks, memory errors, undefined behaviour (fs-coherence:
+# many threads of lookups and changes; fs-source: SOURCE's own changes, a
+# lost-event overflow, indexes dropped under lookups).
+FS_ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all
+check-fs-asan: $(FSTEST_EXES)
+	$(call FS_SAN_SUITE,$(ASAN_BUILD),$(FS_ASAN_FLAGS),ASan/UBSan,\
+	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=23 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=24)
+
+# ThreadSanitizer: the daemon is many threads (libfuse's workers, lock
+# waiters, the watch and invalidation threads) around shared indexes,
+# ledger and nodes; a race makes it exit with status 66.  (It found one:
+# the invalidation thread could write a notification after the unmount
+# had closed the device.)
 check-fs-tsan: $(FSTEST_EXES)
-	@$(MAKE) --no-print-directory -s BUILD=$(TSAN_BUILD) CC=clang \
-	  EXTRA_CFLAGS='-fsanitize=thread -fno-omit-frame-pointer' \
-	  EXTRA_LDFLAGS='-fsanitize=thread' $(TSAN_BUILD)/foldfs || \
-	  { echo "FAIL building $(TSAN_BUILD)/foldfs with clang + TSan"; \
-	    echo "0 passed, 1 failed"; exit 1; }
-	@TSAN_OPTIONS=halt_on_error=0:exitcode=66 \
-	  sh tests/lib/sum-runs.sh \
-	  "$(FSTEST_RUN) 400 $(FSTEST_BIN)/fs-basic --foldfs $(TSAN_BUILD)/foldfs" \
-	  "$(FSTEST_RUN) 400 $(FSTEST_BIN)/fs-posix --foldfs $(TSAN_BUILD)/foldfs" \
-	  "$(FSTEST_RUN) 400 $(FSTEST_BIN)/fs-source --foldfs $(TSAN_BUILD)/foldfs" \
-	  "$(FSTEST_RUN) 600 $(FSTEST_BIN)/fs-coherence --foldfs $(TSAN_BUILD)/foldfs"
+	$(call FS_SAN_SUITE,$(TSAN_BUILD),-fsanitize=thread,TSan,\
+	  TSAN_OPTIONS=halt_on_error=0:exitcode=66)
