@@ -62,7 +62,7 @@ static const char help[] =
 	"    --only NAME     run one section: lookup illformed eexist ocreat rename\n"
 	"                    chattr nesting symlink hardlink openfd preserve xattr\n"
 	"                    bigdir collide record hidden strict compat ascii\n"
-	"                    ignorables daemon options cli respell budget\n"
+	"                    ignorables daemon options cli respell budget ledger\n"
 	"    -q / -v         print only failures / every check (default)\n"
 	"\n"
 	"EXIT STATUS\n"
@@ -1712,6 +1712,43 @@ static void sec_budget(void)
 	t_umount(&m);
 }
 
+/* ---- the coherence ledger's bound -------------------------------------- */
+
+/* With cache=epoch the kernel keeps negative entries, and the daemon's
+ * ledger notes each spelling it answered so that a later change can
+ * invalidate the others (coherence.c).  The ledger is bounded (65,536
+ * notes); past that it must bump the epoch -- dropping every cached entry
+ * -- before it forgets notes, or an entry whose note it forgot stays
+ * cached and goes stale.  70,000 misses fill it; then names looked up
+ * first are created under another spelling and must be found. */
+static void sec_ledger(void)
+{
+	t_section("cache=epoch: 70,000 cached misses overflow the ledger, no stale entry");
+	struct t_mount m = {0};
+	struct stat st;
+	char rel[64];
+	if (t_mount(&m, t_newdir("src-ledger"), "casefold,cache=epoch,timeout=60"))
+		return;
+	CHECK_OK(mkdir(t_path(m.mnt, "L"), 0755), "mkdir L");
+	int odd = 0;
+	for (int i = 0; i < 70000; i++) {
+		snprintf(rel, sizeof rel, "L/n%05d", i);
+		odd += !(stat(t_path(m.mnt, rel), &st) && errno == ENOENT);
+	}
+	CHECK(odd == 0, "70,000 lookups of absent names: all ENOENT (%d not)", odd);
+	int stale = 0;
+	for (int i = 0; i < 8; i++) {
+		snprintf(rel, sizeof rel, "L/N%05d", i);
+		if (mkfile(t_path(m.mnt, rel), "n"))
+			stale += 100;
+		snprintf(rel, sizeof rel, "L/n%05d", i);
+		stale += stat(t_path(m.mnt, rel), &st) != 0;
+	}
+	CHECK(stale == 0, "-> N00000..N00007 created: found by the spellings looked up "
+	      "first (%d stale)", stale);
+	t_umount(&m);
+}
+
 int main(int argc, char **argv)
 {
 	t_init(argc, argv, help, extra_opt);
@@ -1780,5 +1817,7 @@ int main(int argc, char **argv)
 		sec_respell();
 	if (want("budget"))
 		sec_budget();
+	if (want("ledger"))
+		sec_ledger();
 	return t_finish();
 }
