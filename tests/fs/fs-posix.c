@@ -58,7 +58,9 @@ static const char help[] =
 	"    files made by a non-root user (uid/gid 4321, via setresuid) belong to\n"
 	"    that user and group, and that permissions are enforced, POSIX ACLs\n"
 	"    included (a default ACL inherited and the umask applied as SOURCE\n"
-	"    itself does).\n"
+	"    itself does).  The POSIX checks run once more against a\n"
+	"    single-threaded daemon (-s), and a daemon stopped by SIGTERM while a\n"
+	"    flock() waits must fail that flock() with ENOLCK and exit cleanly.\n"
 	"    Must run as root.\n"
 	"\n"
 	"EXIT STATUS\n"
@@ -1611,9 +1613,8 @@ static void sec_single(void)
  * waits for a lock held in SOURCE: the waiter answers ENOLCK before the
  * unmount closes the device (EINTR would reach the caller as the kernel's
  * restart code 512, no signal being pending), and the daemon exits
- * cleanly (its request
- * points into the session the daemon destroys on the way out; fs-asan and
- * fs-tsan run this too). */
+ * cleanly (the waiter's request points into the session it destroys on
+ * the way out; fs-asan and fs-tsan run this too). */
 static void sec_stop_with_waiter(void)
 {
 	t_section("SIGTERM while a lock waiter waits");
