@@ -7,7 +7,12 @@
  * folding forms); a common prefix (equal bytes, or in the folding forms
  * ASCII letters differing in case) that ends before an ASCII byte in both
  * names has a common key (an ASCII starter never reorders or combines
- * with what precedes it), so the streams start after it.  Streams check
+ * with what precedes it), so the streams start after it.  fold_equal
+ * then looks at the first code point after it in each name: where that
+ * decides the first code point of the key's decomposition in both
+ * (fs_lead), different ones answer "unequal" at once, and equal ones
+ * stream both keys whole, as equal names need; else the streams start
+ * with small pieces, to stop early if the keys differ there.  Streams check
  * well-formedness as they go.  fold_equal validates lazily: a difference
  * or an ill-formed sequence already means "unequal".  fold_cmp must order
  * an ill-formed (opaque) name by its bytes, so it proves the rest of both
@@ -32,8 +37,8 @@ enum { ORDER, EQUAL, DECIDED };
  * orders by its bytes); for EQUAL any difference, or any ill-formed
  * sequence, already means "not equal" (see cmp()).
  *
- * The first pieces are small, so that names differing near the start
- * (the common case in a directory) stop early; later pieces grow, so
+ * Small first pieces (FIRST_PIECE) stop early where names differ near
+ * the start (the common case in a directory); later pieces grow, so
  * that long equal keys do not pay for many small fills. */
 #define FIRST_PIECE 1
 #define NEXT_PIECE 64
@@ -191,8 +196,20 @@ static int cmp(const struct fold_ctx *ctx, const char *a, size_t an,
 			while (j > 0 && ua[--j] >= 0x80)
 				;
 		if (mode == EQUAL) {
-			xn = fs_first(&x, ctx, a + j, an - j, FIRST_PIECE, NULL);
-			yn = fs_first(&y, ctx, b + j, bn - j, FIRST_PIECE, NULL);
+			/* known leads: different ones mean unequal keys
+			 * (and an ill-formed name is unequal anyway); equal
+			 * ones, most likely equal names (a hash table's
+			 * lookup): both keys whole */
+			int32_t lx = fs_lead(ctx, ua + j, ua + an);
+			int32_t ly = fs_lead(ctx, ub + j, ub + bn);
+			unsigned want = FIRST_PIECE;
+			if (lx >= 0 && ly >= 0) {
+				if (lx != ly)
+					return 1;
+				want = FS_OUTCAP;
+			}
+			xn = fs_first(&x, ctx, a + j, an - j, want, NULL);
+			yn = fs_first(&y, ctx, b + j, bn - j, want, NULL);
 			if (cmp_streams(&x, xn, &y, yn, EQUAL))
 				return 1;
 			/* equal keys: equal names unless the prefix is

@@ -1787,3 +1787,76 @@ unsigned fs_first(struct fstream *fs, const struct fold_ctx *ctx,
 		return fs_first_v(fs, ctx, want, 1, 1);
 	}
 }
+
+/* Where the first code point at p decides it, the first code point of
+ * the canonical decomposition of the key of p[0..e), FS_LEAD_END if p is
+ * e: later code points can only follow it (marks reorder among
+ * themselves, compositions keep it first in the decomposition).  Taken:
+ * ASCII (folded if the form folds), code points without data, Hangul
+ * syllables (their leading jamo) and other conjoining jamo, simple folds
+ * (fold_data.h: their fold is a plain starter), and starters whose
+ * canonical decomposition leads to one of those.  Else, and for NUL or
+ * ill-formed input, -1. */
+int32_t fs_lead(const struct fold_ctx *ctx, const unsigned char *p,
+		const unsigned char *e)
+{
+	const struct fold_rec *r;
+	uint32_t d, cp, m;
+	unsigned lv, n;
+	unsigned fold = fs_variant(ctx->form) & 1;
+	if (p == e)
+		return FS_LEAD_END;
+	if (!*p)
+		return -1;
+	if (*p < 0x80) {
+		cp = *p;
+		goto ascii;
+	}
+	d = fs_dec(p, e);
+	if (!d)
+		return -1;
+	cp = DEC_CP(d);
+	lv = fold_lane(cp);
+	if (lv & L_HANGUL) {
+		if (cp - SBASE < SCOUNT && ctx->age >= HANGUL_AGE)
+			return (int32_t)(LBASE + (cp - SBASE) / NCOUNT);
+		return (int32_t)cp;
+	}
+	/* down the chain of decompositions to the base */
+	for (n = 0; n <= FOLD_MAXCHAIN; n++) {
+		if (!(lv & L_RID))
+			return (int32_t)cp;
+		r = &fold_recs[lv & L_RID];
+		if (REC_AGE(r) > ctx->age)
+			/* unassigned at the version: its own key; an
+			 * element younger than its composite (U+01E0 ->
+			 * U+0226 U+0304): not taken */
+			return n ? -1 : (int32_t)cp;
+		if (r->ccc || (r->af & (A_SPECIAL | A_DI)))
+			return -1;
+		if (lv & L_SFOLD)
+			return (int32_t)(fold ? cp + (uint32_t)M_SDELTA(REC_DESC(r)) :
+						cp);
+		/* no need to look at K: the full compatibility
+		 * decomposition of a canonical composite is that of its
+		 * elements, so it can only lead elsewhere through the
+		 * base, whose own K (it has no D) stops the walk */
+		if (!(REC_FIELDS(r) & F_D))
+			return -1;
+		m = fs_field(r, 0);
+		if (M_TYPE(m) == M_PAIR)
+			cp = P_FIRST(fold_pairs[M_PAIRIDX(m, cp)]);
+		else if (M_TYPE(m) == M_DELTA)
+			cp += (uint32_t)M_SDELTA(m);
+		else
+			return -1;
+		if (cp < 0x80)
+			goto ascii;
+		lv = fold_lane(cp);
+		if (lv & L_HANGUL)
+			return -1;
+	}
+	return -1;
+ascii:
+	return (int32_t)(fold && cp - 'A' < 26u ? cp + 32 : cp);
+}

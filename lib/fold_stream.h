@@ -176,5 +176,16 @@ unsigned fs_fill(struct fstream *fs, unsigned want);
 unsigned fs_first(struct fstream *fs, const struct fold_ctx *ctx,
 		  const char *s, size_t n, unsigned want, unsigned char *out);
 
+/*
+ * The first code point of the canonical decomposition of the key of
+ * p[0..e), where the first code point at p decides it; FS_LEAD_END for
+ * an empty key (p == e); -1 where it is not decided (or the input there
+ * is NUL or ill formed).  Two names whose leads are known and differ
+ * have different keys.
+ */
+#define FS_LEAD_END 0x110000
+int32_t fs_lead(const struct fold_ctx *ctx, const unsigned char *p,
+		const unsigned char *e);
+
 #pragma GCC visibility pop
 #endif

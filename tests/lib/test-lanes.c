@@ -18,7 +18,10 @@
  * must fold_cmp/fold_equal against a related name (its key, a one-element
  * change, a shared prefix, its ASCII letters' case flipped), which must
  * also agree with the order of the reference keys; fold_key with every cap from 0 to the key's
- * length must write exactly the key's prefix and nothing past cap.
+ * length must write exactly the key's prefix and nothing past cap.  And
+ * fs_lead, from which fold_equal may answer "unequal" without streaming,
+ * must give the first code point of the decomposed reference key for
+ * every code point with data, followed by a mark or not.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -313,6 +316,66 @@ static void check_pair(const struct fold_ctx *c, const struct ctxdef *d,
 	}
 }
 
+/* fs_lead (fold_stream.h, which fold_equal trusts to call names unequal
+ * early): wherever it answers, the first code point of the canonical
+ * decomposition of the reference key, or FS_LEAD_END for an empty key.
+ * Every code point that has data (below U+30000 and the E0000 block;
+ * the rest is plain), each followed by one of a few code points that
+ * combine with, reorder after or vanish next to it, or by nothing. */
+int32_t fs_lead(const struct fold_ctx *ctx, const unsigned char *p,
+		const unsigned char *e);
+#define FS_LEAD_END 0x110000
+
+static void check_leads(const struct fold_ctx *c, const struct ctxdef *d)
+{
+	static const char *const after[] = {
+		"", "\xCC\x81", "\xCD\x85", "\xE3\x82\x99", "\xE1\x86\xA8",
+		"\xC2\xAD", "\xCC\xA3", "a",
+	};
+	struct fold_ctx nfd;
+	char enc[32];
+	unsigned long known = 0, all = 0, bad = 0;
+	uint32_t cp;
+	/* the decomposition at the context's version */
+	snprintf(enc, sizeof enc, "%s", strcmp(d->enc, "ext4") ? d->enc :
+								    "utf8-12.1");
+	if (!ck(fold_init(&nfd, enc, FOLD_NFD, 0) == 0, "%s: no NFD context",
+		enc))
+		return;
+	for (cp = 1; cp < 0xE1000; cp++) {
+		char s[16];
+		const char *a = after[cp % (sizeof after / sizeof *after)];
+		size_t n;
+		ssize_t k, m;
+		int32_t lead, want;
+		uint32_t first;
+		if (cp == 0x30000)
+			cp = 0xE0000;
+		if (cp - 0xD800 < 0x800)
+			continue;
+		n = u8_put(cp, s);
+		memcpy(s + n, a, strlen(a));
+		n += strlen(a);
+		all++;
+		lead = fs_lead(c, (const unsigned char *)s,
+			       (const unsigned char *)s + n);
+		if (lead < 0)
+			continue;
+		known++;
+		k = ref_fold_key(c, s, n, rkey, sizeof rkey);
+		m = k < 0 ? -1 : ref_fold_normalize(&nfd, rkey, (size_t)k, rnrm,
+						    sizeof rnrm);
+		want = m < 0 ? -1 : !m ? FS_LEAD_END :
+			(u8_decode(rnrm, (size_t)m, &first, 1), (int32_t)first);
+		if (!ck(lead == want, "%s: fs_lead(%s) = U+%04X, key leads with "
+			"U+%04X", ctxdef_desc(d), ck_hex(s, n), (unsigned)lead,
+			(unsigned)want))
+			bad++;
+	}
+	ck_info("%s: fs_lead answered for %lu of %lu names (%lu wrong)",
+		ctxdef_desc(d), known, all, bad);
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long names = 6000, i;
@@ -330,7 +393,8 @@ int main(int argc, char **argv)
 			       "built from pieces that\nsit on the lanes' "
 			       "boundaries, under every form and several "
 			       "versions, and\nfold_key at every buffer size "
-			       "for 1 name in 8.  Ends with \"N passed, N "
+			       "for 1 name in 8; fs_lead for every\ncode "
+			       "point with data.  Ends with \"N passed, N "
 			       "failed\".\n");
 			return 0;
 		} else {
@@ -350,6 +414,8 @@ int main(int argc, char **argv)
 		ck_group(gname[j]);
 		if (!ck(err == 0, "%s: fold_init failed: %d", ctxdef_desc(d), err))
 			continue;
+		if (strcmp(d->enc, "ascii"))
+			check_leads(&c, d);
 		rng = 0x2545F4914F6CDD1Dull + j; /* each context its names */
 		for (i = 0; i < names; i++) {
 			size_t n = make_name(s), m;
