@@ -321,7 +321,8 @@ static void check_pair(const struct fold_ctx *c, const struct ctxdef *d,
  * decomposition of the reference key, or FS_LEAD_END for an empty key.
  * Every code point that has data (below U+30000 and the E0000 block;
  * the rest is plain), each followed by one of a few code points that
- * combine with, reorder after or vanish next to it, or by nothing. */
+ * combine with (marks, a V or T jamo), reorder after or vanish next to
+ * it, or by nothing. */
 int32_t fs_lead(const struct fold_ctx *ctx, const unsigned char *p,
 		const unsigned char *e);
 #define FS_LEAD_END 0x110000
@@ -329,8 +330,8 @@ int32_t fs_lead(const struct fold_ctx *ctx, const unsigned char *p,
 static void check_leads(const struct fold_ctx *c, const struct ctxdef *d)
 {
 	static const char *const after[] = {
-		"", "\xCC\x81", "\xCD\x85", "\xE3\x82\x99", "\xE1\x86\xA8",
-		"\xC2\xAD", "\xCC\xA3", "a",
+		"", "\xCC\x81", "\xCD\x85", "\xE3\x82\x99", "\xE1\x85\xA1",
+		"\xE1\x86\xA8", "\xC2\xAD", "\xCC\xA3", "a",
 	};
 	struct fold_ctx nfd;
 	char enc[32];
