@@ -30,6 +30,7 @@
 
 #include "check.h"
 #include "fold.h"
+#include "fold_stream.h" /* fs_lead */
 
 /* The reference copy (no fast lanes). */
 ssize_t ref_fold_key(const struct fold_ctx *ctx, const char *s, size_t n,
@@ -323,10 +324,6 @@ static void check_pair(const struct fold_ctx *c, const struct ctxdef *d,
  * the rest is plain), each followed by one of a few code points that
  * combine with (marks, a V or T jamo), reorder after or vanish next to
  * it, or by nothing. */
-int32_t fs_lead(const struct fold_ctx *ctx, const unsigned char *p,
-		const unsigned char *e);
-#define FS_LEAD_END 0x110000
-
 static void check_leads(const struct fold_ctx *c, const struct ctxdef *d)
 {
 	static const char *const after[] = {
@@ -334,12 +331,10 @@ static void check_leads(const struct fold_ctx *c, const struct ctxdef *d)
 		"\xE1\x86\xA8", "\xC2\xAD", "\xCC\xA3", "a",
 	};
 	struct fold_ctx nfd;
-	char enc[32];
+	/* the decomposition at the context's version */
+	const char *enc = strcmp(d->enc, "ext4") ? d->enc : "utf8-12.1";
 	unsigned long known = 0, all = 0, bad = 0;
 	uint32_t cp;
-	/* the decomposition at the context's version */
-	snprintf(enc, sizeof enc, "%s", strcmp(d->enc, "ext4") ? d->enc :
-								    "utf8-12.1");
 	if (!ck(fold_init(&nfd, enc, FOLD_NFD, 0) == 0, "%s: no NFD context",
 		enc))
 		return;
