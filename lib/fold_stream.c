@@ -1059,6 +1059,17 @@ static FS_INLINE void fs_fast(struct fstream *fs, unsigned want, const int C,
 	/* marks since the pending starter: their number << 8 | the class of
 	 * the last one (plain marks have a class, so 0 means none) */
 	unsigned marks = 0;
+	/* A code point the two- or three-byte loop decoded but does not
+	 * take: composing forms go to the general code below with it (cp,
+	 * lv, len) rather than have it decoded and looked up again;
+	 * decomposing forms, which seldom stop there, measured faster going
+	 * round the loop (the code laid out better). */
+#define LANE_MISS                                                            \
+	{                                                                    \
+		if (!C)                                                      \
+			break;                                               \
+		goto decoded;                                                \
+	}
 	for (;;) {
 		const struct fold_rec *r;
 		uint32_t d, cp, t;
@@ -1142,6 +1153,7 @@ ascii_end:
 			 * the held starter; decomposing forms also take
 			 * simple decompositions here. */
 			const unsigned char *const p0 = p;
+			len = 2; /* for the general code below (decoded:) */
 			while (e - p >= 2 && p[0] - 0xC2u < 0x1Eu &&
 			       (p[1] & 0xC0) == 0x80 && o < olim) {
 				cp = (p[0] & 0x1Fu) << 6 | (p[1] & 0x3Fu);
@@ -1149,15 +1161,20 @@ ascii_end:
 				if (fs_own(fs, lv, C, F)) {
 					/* own keys, the common case: a tight
 					 * loop while they last */
-					const unsigned char *const e1 = e - 1;
-					unsigned w = (unsigned)p[0] |
-						     (unsigned)p[1] << 8;
+					/* the key is the input here, so o - p
+					 * stays the same: one bound for both
+					 * (lim: room for another sequence) */
+					size_t room = (size_t)(olim - o);
+					const unsigned char *lim =
+						(size_t)(e - 1 - p) < room ?
+							e - 1 :
+							p + room;
+					unsigned w;
 					for (;;) {
-						o[0] = (unsigned char)w;
-						o[1] = (unsigned char)(w >> 8);
+						memcpy(o, p, 2);
 						o += 2;
 						p += 2;
-						if (p >= e1 || o >= olim)
+						if (p >= lim)
 							break;
 						/* lead 110xxxxx (not C0, C1) and
 						 * a continuation byte */
@@ -1196,17 +1213,17 @@ ascii_end:
 					r = &fold_recs[lv & L_RID];
 					if (REC_AGE(r) > fs->age ||
 					    (r->af & (A_SPECIAL | A_DI)))
-						break;
+						LANE_MISS;
 					if (r->ccc) {
 						if (!fs_next_mark(fs, r, marks, F))
-							break;
+							LANE_MISS;
 						if (C) {
 							/* the composite replaces
 							 * the pending starter */
 							if (!hold ||
 							    !(t = fs_pair(fs, hold, cp,
 									  REC_SEC(r))))
-								break;
+								LANE_MISS;
 							hold = t;
 							o = fs_utf8(opend, t);
 							p += 2;
@@ -1226,17 +1243,17 @@ ascii_end:
 					if (C || !(REC_FIELDS(r) & F_D) ||
 					    (fs->level > 1 &&
 					     (REC_FIELDS(r) & F_K)))
-						break;
+						LANE_MISS;
 					q = fs_lane_decompose(fs, cp, r, o, &cc,
 							      F);
 					if (!q)
-						break;
+						LANE_MISS;
 					opend = o;
 					o = q;
 					marks = cc;
 					t = 0;
 				} else {
-					break;
+					LANE_MISS;
 				}
 				hold = t;
 				pend = p;
@@ -1253,6 +1270,7 @@ ascii_end:
 			 * mark, Vietnamese, polytonic Greek) and starters
 			 * whose data they do not use */
 			const unsigned char *const p0 = p;
+			len = 3;
 			while (e - p >= 3 && p[0] - 0xE1u < 0x0Fu &&
 			       ((p[1] ^ 0x80u) | (p[2] ^ 0x80u)) < 0x40u &&
 			       (p[0] != 0xED || p[1] < 0xA0) && o < olim) {
@@ -1263,7 +1281,7 @@ ascii_end:
 					/* decomposing: a syllable is its jamo */
 					uint32_t x = cp - SBASE;
 					if (fs->age < HANGUL_AGE)
-						break;
+						LANE_MISS;
 					pend = p;
 					opend = o;
 					marks = 0;
@@ -1291,11 +1309,11 @@ ascii_end:
 					unsigned char *q;
 					unsigned cc;
 					if (!(lv & L_RID))
-						break;
+						LANE_MISS;
 					r = &fold_recs[lv & L_RID];
 					if (REC_AGE(r) > fs->age ||
 					    (r->af & A_SPECIAL))
-						break;
+						LANE_MISS;
 					if ((r->af & A_DI) &&
 					    (C && F ? 1 : fs->ign)) {
 						/* removed: as if not there */
@@ -1303,10 +1321,10 @@ ascii_end:
 						continue;
 					}
 					if (C)
-						break;
+						LANE_MISS;
 					if (r->ccc) {
 						if (!fs_next_mark(fs, r, marks, F))
-							break;
+							LANE_MISS;
 						/* its starter stays pending */
 						fs_copy_to(o, p, 3);
 						o += 3;
@@ -1318,7 +1336,7 @@ ascii_end:
 						if (REC_FIELDS(r) &
 						    ((fs->level > 1 ? F_K : 0) |
 						     (F ? F_F : 0)))
-							break;
+							LANE_MISS;
 						/* its data unused: inert */
 						q = o + 3;
 						fs_copy_to(o, p, 3);
@@ -1326,17 +1344,53 @@ ascii_end:
 					} else {
 						if (fs->level > 1 &&
 						    (REC_FIELDS(r) & F_K))
-							break;
+							LANE_MISS;
 						q = fs_lane_decompose(fs, cp, r, o,
 								      &cc, F);
 						if (!q)
-							break;
+							LANE_MISS;
 					}
 					pend = p;
 					opend = o;
 					o = q;
 					p += 3;
 					marks = cc;
+					continue;
+				} else {
+					/* own keys, the common case (kana, Han,
+					 * Hangul syllables...): a tight loop
+					 * while they last, as for two bytes
+					 * (one bound for both ends measured
+					 * slower here) */
+					const unsigned char *const e2 = e - 2;
+					for (;;) {
+						unsigned b0;
+						fs_copy_to(o, p, 3);
+						o += 3;
+						p += 3;
+						if (p >= e2 || o >= olim)
+							break;
+						b0 = p[0];
+						if (b0 - 0xE1u >= 0x0Fu ||
+						    ((p[1] ^ 0x80u) | (p[2] ^ 0x80u)) >=
+							    0x40u ||
+						    (b0 == 0xED && p[1] >= 0xA0))
+							break;
+						cp = (b0 & 0x0Fu) << 12 |
+						     (p[1] & 0x3Fu) << 6 | (p[2] & 0x3Fu);
+						lv = fold_lane(cp);
+						if (!fs_own(fs, lv, C, F))
+							break;
+					}
+					/* the last one copied may be held: look
+					 * it up again rather than carry it */
+					cp = (p[-3] & 0x0Fu) << 12 |
+					     (p[-2] & 0x3Fu) << 6 | (p[-1] & 0x3Fu);
+					lv = fold_lane(cp);
+					hold = lv & L_RID ? 0 : cp;
+					pend = p - 3;
+					opend = o - 3;
+					marks = 0;
 					continue;
 				}
 				hold = lv & L_RID ? 0 : cp;
@@ -1388,6 +1442,10 @@ ascii_end:
 		cp = DEC_CP(d);
 		len = DEC_LEN(d);
 		lv = fold_lane(cp);
+decoded:
+		/* the two- and three-byte loops come here with a code point
+		 * of len bytes at p they decoded (cp, lv) but did not take,
+		 * rather than have it decoded and looked up again */
 		if (fs_own(fs, lv, C, F)) {
 			pend = p;
 			opend = o;
@@ -1564,6 +1622,7 @@ ascii_end:
 	}
 	fs->p = pend;
 	fs->outn = (unsigned)(opend - fs->out);
+#undef LANE_MISS
 }
 
 /* ---- the fill loop ---- */
