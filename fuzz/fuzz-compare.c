@@ -51,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *ka, *kb;
 	int m, r1, r2, e;
 
-	if (size < 2 || fuzz_ctx(data[0], &c))
+	if (size < 2 || fuzz_ctx(data[0], size, &c))
 		return 0;
 	an = (size - 2) * data[1] / 255;
 	a = (const char *)data + 2;

@@ -4,7 +4,13 @@
  *   bits 0-2  form (mod 6)
  *   bits 3-5  FOLD_STRICT, FOLD_COMPAT, FOLD_IGNORABLES
  *   bits 6-7  0: "utf8" (newest)   1: "utf8-12.1" with FOLD_KERNEL_ORDER
- *             (the "ext4" profile's ordering)   2: "utf8-12.1"   3: "ascii"
+ *             (the "ext4" profile's ordering)   2: a version picked by
+ *             the input's size, every one the library has (1.1 to the
+ *             newest) in turn: the age checks that make code points
+ *             younger than a version unassigned run under all of them
+ *             3: "ascii"
+ * size is the whole input's: the fuzzer changes it freely, and an input
+ * keeps its version while its bytes mutate.
  * Returns 0 and fills ctx, or -1 for a combination the library refuses
  * (FOLD_COMPAT with a form other than FOLD_CASEFOLD, if it does).
  */
@@ -17,21 +23,31 @@
 
 #include "fold.h"
 
-static inline int fuzz_ctx(unsigned char sel, struct fold_ctx *ctx)
+static inline int fuzz_ctx(unsigned char sel, size_t size,
+			   struct fold_ctx *ctx)
 {
-	static const char *const enc[4] = {"utf8", "utf8-12.1", "utf8-12.1",
-					   "ascii"};
 	unsigned form = (sel & 7u) % 6u, flags = (sel >> 3) & 7u;
+	char enc[32] = "utf8";
 
 	if (sel >> 6 == 1)
 		flags |= FOLD_KERNEL_ORDER;
-	int r = fold_init(ctx, enc[sel >> 6], (enum fold_form)form, flags);
+	if (sel >> 6 == 1) {
+		snprintf(enc, sizeof enc, "utf8-12.1");
+	} else if (sel >> 6 == 2) {
+		const char *const *v;
+		size_t nv = fold_unicode_versions(&v);
+
+		snprintf(enc, sizeof enc, "utf8-%s", v[size % nv]);
+	} else if (sel >> 6 == 3) {
+		snprintf(enc, sizeof enc, "ascii");
+	}
+	int r = fold_init(ctx, enc, (enum fold_form)form, flags);
 
 	if (r == FOLD_EINVAL && (flags & FOLD_COMPAT) && form != FOLD_CASEFOLD)
 		return -1;
 	if (r != 0) {
-		fprintf(stderr, "fold_init(%s, %u, 0x%x) = %d\n", enc[sel >> 6],
-			form, flags, r);
+		fprintf(stderr, "fold_init(%s, %u, 0x%x) = %d\n", enc, form,
+			flags, r);
 		abort();
 	}
 	return 0;

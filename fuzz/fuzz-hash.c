@@ -68,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	long want;
 	int r;
 
-	if (size < 1 || fuzz_ctx(data[0], &c))
+	if (size < 1 || fuzz_ctx(data[0], size, &c))
 		return 0;
 	n = size - 1;
 	want = c.charset == FOLD_CHARSET_ASCII ? ref_ascii(data + 1, n)

@@ -126,7 +126,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char name[NAME_BUF], out[NAME_BUF];
 	size_t pos = 1;
 
-	if (size < 1 || fuzz_ctx(data[0], &F.ctx) < 0)
+	if (size < 1 || fuzz_ctx(data[0], size, &F.ctx) < 0)
 		return 0;
 	memset(&F.seed, 0x5a, sizeof F.seed);
 	nmodel = 0;

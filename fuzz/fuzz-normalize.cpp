@@ -56,7 +56,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t n;
 	ssize_t rn, rk;
 
-	if (size < 1 || fuzz_ctx(data[0], &c))
+	if (size < 1 || fuzz_ctx(data[0], size, &c))
 		return 0;
 	n = size - 1;
 	std::string raw(s, n);
