@@ -29,10 +29,9 @@ static inline int fuzz_ctx(unsigned char sel, size_t size,
 	unsigned form = (sel & 7u) % 6u, flags = (sel >> 3) & 7u;
 	char enc[32] = "utf8";
 
-	if (sel >> 6 == 1)
-		flags |= FOLD_KERNEL_ORDER;
 	if (sel >> 6 == 1) {
 		snprintf(enc, sizeof enc, "utf8-12.1");
+		flags |= FOLD_KERNEL_ORDER;
 	} else if (sel >> 6 == 2) {
 		const char *const *v;
 		size_t nv = fold_unicode_versions(&v);
