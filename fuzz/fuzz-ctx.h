@@ -27,18 +27,20 @@ static inline int fuzz_ctx(unsigned char sel, size_t size,
 			   struct fold_ctx *ctx)
 {
 	unsigned form = (sel & 7u) % 6u, flags = (sel >> 3) & 7u;
-	char enc[32] = "utf8";
+	const char *enc = "utf8";
+	char picked[32];
 
 	if (sel >> 6 == 1) {
-		snprintf(enc, sizeof enc, "utf8-12.1");
+		enc = "utf8-12.1";
 		flags |= FOLD_KERNEL_ORDER;
 	} else if (sel >> 6 == 2) {
 		const char *const *v;
 		size_t nv = fold_unicode_versions(&v);
 
-		snprintf(enc, sizeof enc, "utf8-%s", v[size % nv]);
+		snprintf(picked, sizeof picked, "utf8-%s", v[size % nv]);
+		enc = picked;
 	} else if (sel >> 6 == 3) {
-		snprintf(enc, sizeof enc, "ascii");
+		enc = "ascii";
 	}
 	int r = fold_init(ctx, enc, (enum fold_form)form, flags);
 

@@ -1160,10 +1160,10 @@ ascii_end:
 				lv = fold_lane_direct(cp);
 				if (fs_own(fs, lv, C, F)) {
 					/* own keys, the common case: a tight
-					 * loop while they last */
-					/* the key is the input here, so o - p
-					 * stays the same: one bound for both
-					 * (lim: room for another sequence) */
+					 * loop while they last.  The key is the
+					 * input here, so o - p stays the same:
+					 * one bound for both (lim: room for
+					 * another sequence) */
 					size_t room = (size_t)(olim - o);
 					const unsigned char *lim =
 						(size_t)(e - 1 - p) < room ?
