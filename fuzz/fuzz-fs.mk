@@ -40,7 +40,7 @@ $(BUILD)/fuzz-undo: $(FZ_OBJ)/fuzz-undo.o \
 # A valid input of each text format (printf format), so that runs start
 # past the header.
 FUZZ_SEED_record := format=1\nencoding=utf8-12.1.0\nflags=strict\ncreated=2026-01-01T00:00:00Z\ncreator=foldfs 0.1.0\n
-FUZZ_SEED_undo := \# foldfs-check rename log, format 1\nrename 2f746d70 52 72\nfailed 2f 41 61\n
+FUZZ_SEED_undo := \# foldfs-check rename log, format 2\nrename 2f746d70 52 72 12\nrename 2f 41 61 7\nfailed 2f 41 61 7\nrename 2f 42 62\n
 
 # $(1) target, $(2) seconds: one shell command
 FUZZ_FS_RUN = sh fuzz/run-fuzz.sh $(1) $(FUZZ_BUILD)/fuzz-$(1) $(FUZZ_CORPUS)/$(1) $(2) '$(FUZZ_SEED_$(1))'

@@ -5,7 +5,8 @@
  * Any input must parse or be refused without harm.  A log that parses
  * must hold what --undo may act on -- names that are non-empty, contain
  * no NUL and no '/', lengths that match -- and must come back entry for
- * entry when written out again in the log format and re-read.
+ * entry (inode numbers included) when written out again in the log format
+ * and re-read.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -58,7 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	f = open_memstream(&buf, &blen);
 	if (!f)
 		abort();
-	fprintf(f, "%s\n", LOG_MAGIC);
+	fprintf(f, "%s%d\n", LOG_MAGIC, LOG_FORMAT);
 	for (size_t i = 0; i < n; i++) {
 		fputs("rename ", f);
 		hex(f, e[i].dir, strlen(e[i].dir));
@@ -66,6 +67,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		hex(f, e[i].old, e[i].oldlen);
 		fputc(' ', f);
 		hex(f, e[i].new, e[i].newlen);
+		if (e[i].has_ino)
+			fprintf(f, " %llu", e[i].ino);
 		fputc('\n', f);
 	}
 	fclose(f);
@@ -76,7 +79,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fclose(f);
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(e[i].dir, e2[i].dir) || strcmp(e[i].old, e2[i].old) ||
-		    strcmp(e[i].new, e2[i].new))
+		    strcmp(e[i].new, e2[i].new) ||
+		    e[i].has_ino != e2[i].has_ino || e[i].ino != e2[i].ino)
 			fail("an entry changed through write + read", data,
 			     size);
 	free(buf);

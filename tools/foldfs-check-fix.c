@@ -8,11 +8,15 @@
  * the log synced) *before* it happens: if the process dies between the two,
  * the log names one rename that did not happen, which --undo recognises
  * (the new name is absent, the old one present) and skips.  The log is
- * append-only text with hex-encoded paths and names, so any byte survives.
+ * append-only text with hex-encoded paths and names, so any byte survives,
+ * and the inode number of what is renamed, so --undo moves nothing else:
  *
- *     # foldfs-check rename log, format 1; undo: foldfs-check --undo FILE
- *     rename <dir hex> <old name hex> <new name hex>
- *     failed <dir hex> <old name hex> <new name hex>   (attempt refused)
+ *     # foldfs-check rename log, format 2; undo: foldfs-check --undo FILE
+ *     rename <dir hex> <old name hex> <new name hex> <inode>
+ *     failed <dir hex> <old name hex> <new name hex> <inode>  (refused)
+ *
+ * (Format 1 had no inode numbers.)  A "failed" line cancels the rename
+ * line before it.
  */
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64
@@ -56,9 +60,14 @@ static size_t candidate(const char *name, size_t len, int is_dir,
 	extlen = len - stem;
 	sfx = (size_t)snprintf(suffix, sizeof suffix, " (%u)", num);
 	while (stem && stem + sfx + extlen > NAME_MAX) {
+		unsigned k;
+
 		stem--;
-		/* do not cut a UTF-8 sequence in two */
-		while (stem && ((unsigned char)name[stem] & 0xc0) == 0x80)
+		/* do not cut a UTF-8 sequence in two (it has at most three
+		 * continuation bytes: an ill-formed name loses no more) */
+		for (k = 0; k < 3 && stem &&
+			    ((unsigned char)name[stem] & 0xc0) == 0x80;
+		     k++)
 			stem--;
 	}
 	memcpy(out, name, stem);
@@ -83,49 +92,163 @@ static char *hexdup(const char *s, size_t n)
 	return o;
 }
 
+/* Append all of buf to the log, or nothing: a write that fails part way
+ * is cut off again, so the log never holds a partial line that a later
+ * run would append to. */
+static int log_write(struct check *c, const char *buf, size_t n)
+{
+	struct stat st;
+	size_t done = 0;
+
+	if (fstat(c->log_fd, &st) < 0)
+		return -errno;
+	while (done < n) {
+		ssize_t w = write(c->log_fd, buf + done, n - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			int e = w < 0 ? errno : EIO;
+
+			if (ftruncate(c->log_fd, st.st_size) < 0)
+				fprintf(stderr,
+					"foldfs-check: %s: could not remove "
+					"a partly written line: %s\n",
+					c->log_name, strerror(errno));
+			return -e;
+		}
+		done += (size_t)w;
+	}
+	return 0;
+}
+
+/* An existing log to append to: it must be one, and a last line left
+ * incomplete (by a full disk or a crash) is cut off -- its rename was
+ * never attempted, and the next line must not be glued to it. */
+static int log_check_existing(struct check *c, off_t size)
+{
+	char buf[4096];
+	size_t ml = strlen(LOG_MAGIC);
+	off_t end = size;
+
+	if (pread(c->log_fd, buf, ml + 1, 0) != (ssize_t)(ml + 1) ||
+	    memcmp(buf, LOG_MAGIC, ml) || buf[ml] < '1' ||
+	    buf[ml] > '0' + LOG_FORMAT) {
+		fprintf(stderr,
+			"foldfs-check: %s: exists and is not a foldfs-check "
+			"rename log; not appending to it (choose another "
+			"--log)\n",
+			c->log_name);
+		return -EEXIST;
+	}
+	while (end > 0) {
+		size_t k = end < (off_t)sizeof buf ? (size_t)end : sizeof buf;
+		ssize_t got = pread(c->log_fd, buf, k, end - (off_t)k);
+		size_t i;
+
+		if (got != (ssize_t)k)
+			return got < 0 ? -errno : -EIO;
+		for (i = k; i > 0 && buf[i - 1] != '\n'; i--)
+			;
+		if (i > 0) {
+			end -= (off_t)(k - i);
+			break;
+		}
+		end -= (off_t)k;
+	}
+	if (end == size)
+		return 0;
+	if (ftruncate(c->log_fd, end) < 0)
+		return -errno;
+	fprintf(stderr,
+		"foldfs-check: %s: removed an incomplete last line (its "
+		"rename was never attempted)\n",
+		c->log_name);
+	return 0;
+}
+
+/* The first line: LOG_MAGIC, the format, and how to undo, with the log's
+ * name escaped so that any byte (a newline, say) keeps it one line. */
+static int log_write_header(struct check *c)
+{
+	size_t n = strlen(c->log_name), i, k;
+	char *hdr = malloc(strlen(LOG_MAGIC) + 64 + 4 * n);
+	int r;
+
+	if (!hdr)
+		return -ENOMEM;
+	k = (size_t)sprintf(hdr, "%s%d; undo: foldfs-check --undo ", LOG_MAGIC,
+			    LOG_FORMAT);
+	for (i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)c->log_name[i];
+
+		if (ch < 0x20 || ch == 0x7f || ch == '\\')
+			k += (size_t)sprintf(hdr + k, "\\x%02x", ch);
+		else
+			hdr[k++] = (char)ch;
+	}
+	hdr[k++] = '\n';
+	r = log_write(c, hdr, k);
+	free(hdr);
+	return r;
+}
+
 int fix_open_log(struct check *c)
 {
 	struct stat st;
 	char def[64];
+	int r;
 
+	if (c->log_err)
+		return -c->log_err;
 	if (c->log_fd >= 0)
 		return 0;
-	if (!c->log_path) {
-		time_t now = time(NULL);
-		struct tm tm;
+	if (!c->log_name) {
+		if (!c->log_path) {
+			time_t now = time(NULL);
+			struct tm tm;
 
-		gmtime_r(&now, &tm);
-		strftime(def, sizeof def, "foldfs-check-fix-%Y%m%d-%H%M%S.log",
-			 &tm);
-		c->log_name = strdup(def);
-	} else {
-		c->log_name = strdup(c->log_path);
+			gmtime_r(&now, &tm);
+			strftime(def, sizeof def,
+				 "foldfs-check-fix-%Y%m%d-%H%M%S.log", &tm);
+			c->log_name = strdup(def);
+		} else {
+			c->log_name = strdup(c->log_path);
+		}
+		if (!c->log_name)
+			return -ENOMEM;
 	}
-	if (!c->log_name)
-		return -ENOMEM;
 	c->log_fd = open(c->log_name,
-			 O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY,
+			 O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY,
 			 0644);
 	if (c->log_fd < 0 || fstat(c->log_fd, &st) < 0) {
-		int e = errno;
-
+		r = -errno;
 		fprintf(stderr, "foldfs-check: %s: cannot open rename log: %s\n",
-			c->log_name, strerror(e));
+			c->log_name, strerror(-r));
+	} else if (!S_ISREG(st.st_mode)) {
+		r = -EINVAL;
+		fprintf(stderr,
+			"foldfs-check: %s: the rename log must be a regular "
+			"file\n",
+			c->log_name);
+	} else {
+		r = st.st_size ? log_check_existing(c, st.st_size)
+			       : log_write_header(c);
+		if (r < 0 && r != -EEXIST)
+			fprintf(stderr,
+				"foldfs-check: %s: cannot write rename log: "
+				"%s\n",
+				c->log_name, strerror(-r));
+	}
+	if (r < 0) {
 		if (c->log_fd >= 0)
 			close(c->log_fd);
 		c->log_fd = -1;
-		return -e;
+		c->log_err = -r;
+		return r;
 	}
-	if (st.st_size == 0) {
-		char hdr[256];
-		int n = snprintf(hdr, sizeof hdr,
-				 LOG_MAGIC "; undo: foldfs-check --undo %s\n",
-				 c->log_name);
-
-		if (n > 0 && (size_t)n < sizeof hdr &&
-		    write(c->log_fd, hdr, (size_t)n) != n)
-			return -errno;
-	}
+	c->log_dev = st.st_dev;
+	c->log_ino = st.st_ino;
 	if (!c->json && !c->quiet)
 		printf("foldfs-check: logging renames to %s\n", c->log_name);
 	return 0;
@@ -140,10 +263,11 @@ void fix_close_log(struct check *c)
 	}
 }
 
-/* Append one log line and make it durable before the rename happens. */
+/* Append one log line and make it durable before the rename happens.  A
+ * log that cannot be written stops all further renames (c->log_err). */
 static int log_line(struct check *c, const char *verb, const char *path,
 		    size_t pathlen, const char *old, size_t oldlen,
-		    const char *new, size_t newlen)
+		    const char *new, size_t newlen, unsigned long long ino)
 {
 	size_t rl = strlen(c->root_abs), dl;
 	char *dir, *h1, *h2, *h3, *line;
@@ -163,16 +287,22 @@ static int log_line(struct check *c, const char *verb, const char *path,
 	h3 = hexdup(new, newlen);
 	line = (h1 && h2 && h3)
 		       ? malloc(strlen(verb) + strlen(h1) + strlen(h2) +
-				strlen(h3) + 8)
+				strlen(h3) + 32)
 		       : NULL;
 	if (line) {
-		size_t n = (size_t)sprintf(line, "%s %s %s %s\n", verb, h1, h2,
-					   h3);
+		size_t n = (size_t)sprintf(line, "%s %s %s %s %llu\n", verb, h1,
+					   h2, h3, ino);
 
-		if (write(c->log_fd, line, n) != (ssize_t)n)
-			r = errno ? -errno : -EIO;
-		else if (fdatasync(c->log_fd) < 0)
+		r = log_write(c, line, n);
+		if (r == 0 && fdatasync(c->log_fd) < 0)
 			r = -errno;
+		if (r < 0) {
+			fprintf(stderr,
+				"foldfs-check: %s: cannot write rename log: "
+				"%s; no more renames\n",
+				c->log_name, strerror(-r));
+			c->log_err = -r;
+		}
 	} else {
 		r = -ENOMEM;
 	}
@@ -184,9 +314,12 @@ static int log_line(struct check *c, const char *verb, const char *path,
 	return r;
 }
 
+/* One rename, done, planned or failed (err: its errno; reason: why, when
+ * it was not even tried). */
 static void report_rename(struct check *c, const char *path, size_t pathlen,
 			  const char *old, size_t oldlen, const char *new,
-			  size_t newlen, const char *status, int err)
+			  size_t newlen, const char *status, int err,
+			  const char *reason)
 {
 	if (c->json) {
 		rep_json_begin(c, "rename", path, pathlen);
@@ -195,6 +328,10 @@ static void report_rename(struct check *c, const char *path, size_t pathlen,
 		putc(',', stdout);
 		rep_json_name(stdout, "to", new, newlen);
 		printf(",\"status\":\"%s\"", status);
+		if (reason) {
+			fputs(",\"reason\":", stdout);
+			rep_json_str(stdout, reason, strlen(reason));
+		}
 		rep_json_end(err);
 		return;
 	}
@@ -205,10 +342,12 @@ static void report_rename(struct check *c, const char *path, size_t pathlen,
 	rep_escape(stdout, old, oldlen);
 	fputs("' -> '", stdout);
 	rep_escape(stdout, new, newlen);
+	putc('\'', stdout);
+	if (reason)
+		printf(": %s", reason);
 	if (err)
-		printf("': %s\n", strerror(err));
-	else
-		fputs("'\n", stdout);
+		printf(reason ? " (%s)" : ": %s", strerror(err));
+	putc('\n', stdout);
 }
 
 int fix_rename(struct check *c, int dirfd, const char *path, size_t pathlen,
@@ -219,6 +358,7 @@ int fix_rename(struct check *c, int dirfd, const char *path, size_t pathlen,
 	size_t oldlen = db->ents[i].len, newlen;
 	int is_dir = db->ents[i].is_dir;
 	unsigned num;
+	struct stat ost;
 	int r;
 
 	if (oldlen > NAME_MAX)
@@ -238,31 +378,63 @@ int fix_rename(struct check *c, int dirfd, const char *path, size_t pathlen,
 			scan_add_name(c, new, newlen, 0);
 			c->st.would_rename++;
 			report_rename(c, path, pathlen, old, oldlen, new,
-				      newlen, "dry-run", 0);
+				      newlen, "dry-run", 0, NULL);
 			return 0;
 		}
 		/* Not in our listing but created since? */
 		if (fstatat(dirfd, new, &st, AT_SYMLINK_NOFOLLOW) == 0)
 			continue;
-		r = fix_open_log(c);
-		if (r == 0)
-			r = log_line(c, "rename", path, pathlen, old, oldlen,
-				     new, newlen);
+		/* No rename without its line in the log; the log names
+		 * what it renames by inode, so --undo never moves another
+		 * file that took the name later. */
+		r = c->log_err ? -c->log_err : 0;
+		if (!r && c->log_fd < 0 && fix_open_log(c) < 0) {
+			r = -c->log_err;
+			c->st.errors++;
+		}
+		if (!r && fstatat(dirfd, old, &ost, AT_SYMLINK_NOFOLLOW) < 0)
+			r = -errno;
+		else if (!r && ost.st_dev == c->log_dev &&
+			 ost.st_ino == c->log_ino) {
+			c->st.rename_failed++;
+			report_rename(c, path, pathlen, old, oldlen, new,
+				      newlen, "failed", 0,
+				      "it is the rename log (use a --log "
+				      "outside the tree)");
+			return -EBUSY;
+		}
+		if (!r && log_line(c, "rename", path, pathlen, old, oldlen,
+				   new, newlen, (unsigned long long)ost.st_ino) < 0) {
+			r = -c->log_err;
+			c->st.errors++;
+		}
 		if (r < 0) {
 			c->st.rename_failed++;
 			report_rename(c, path, pathlen, old, oldlen, new,
-				      newlen, "failed", -r);
+				      newlen, "failed", -r,
+				      c->log_err ? "the rename log cannot be "
+						   "written; not renamed"
+						 : NULL);
 			return r;
 		}
 		if (renameat2(dirfd, old, dirfd, new, RENAME_NOREPLACE) == 0)
 			break;
 		r = -errno;
-		log_line(c, "failed", path, pathlen, old, oldlen, new, newlen);
+		/* cancels the rename line for --undo */
+		if (log_line(c, "failed", path, pathlen, old, oldlen, new,
+			     newlen, (unsigned long long)ost.st_ino) < 0) {
+			c->st.errors++;
+			c->st.rename_failed++;
+			report_rename(c, path, pathlen, old, oldlen, new,
+				      newlen, "failed", r == -EEXIST ? 0 : -r,
+				      "the rename log cannot be written");
+			return r;
+		}
 		if (r == -EEXIST)
 			continue;
 		c->st.rename_failed++;
 		report_rename(c, path, pathlen, old, oldlen, new, newlen,
-			      "failed", -r);
+			      "failed", -r, NULL);
 		return r;
 	}
 	if (num >= 1000000) {
@@ -272,7 +444,8 @@ int fix_rename(struct check *c, int dirfd, const char *path, size_t pathlen,
 	c->st.renamed++;
 	db->ents[i].renamed = 1;
 	scan_add_name(c, new, newlen, is_dir);
-	report_rename(c, path, pathlen, old, oldlen, new, newlen, "done", 0);
+	report_rename(c, path, pathlen, old, oldlen, new, newlen, "done", 0,
+		      NULL);
 	c->renames_done++;
 	if (c->stop_after && c->renames_done >= c->stop_after) {
 		/* Test hook: die like a power cut right after a rename. */

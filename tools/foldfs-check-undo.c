@@ -3,18 +3,24 @@
  * --fix (format in foldfs-check-fix.c), newest first.
  *
  * The whole log is parsed before anything is touched, so a damaged log
- * undoes nothing.  Each rename is reversed with RENAME_NOREPLACE: an
- * original name that came back meanwhile is never overwritten (reported
- * as a conflict).  A rename the log names but that never happened (the
- * process died between logging and renaming), or that a previous --undo
- * already reversed, is recognised by its state and skipped, so --undo can
- * be run again safely.
+ * undoes nothing; a "failed" line cancels the rename line it answers.
+ * Each rename is reversed with RENAME_NOREPLACE: an original name that
+ * came back meanwhile is never overwritten (reported as a conflict).  A
+ * rename the log names but that never happened (the process died between
+ * logging and renaming), or that a previous --undo already reversed, is
+ * recognised by its state and skipped, so --undo can be run again safely;
+ * where the log has the inode number (format 2), something else that has
+ * taken the new name is never moved.  Directories are reached from / one
+ * component at a time without following symbolic links, so a link put in
+ * the tree after the fix cannot send a rename elsewhere, and paths longer
+ * than PATH_MAX work.
  */
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,25 +97,80 @@ static void undo_report(struct check *c, const struct undo_ent *u,
 	putc('\n', stdout);
 }
 
+/* Open the directory at the absolute path p, one component at a time,
+ * following no symbolic link: a file descriptor, or -errno (ELOOP for a
+ * symbolic link on the way, EINVAL for a path that is not canonical). */
+static int open_dir_nofollow(const char *p)
+{
+	int fd;
+
+	if (*p != '/')
+		return -EINVAL;
+	fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (*p) {
+		const char *e;
+		char comp[NAME_MAX + 1];
+		size_t n;
+		int nfd;
+
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		e = strchr(p, '/');
+		n = e ? (size_t)(e - p) : strlen(p);
+		if (n > NAME_MAX || (n == 1 && p[0] == '.') ||
+		    (n == 2 && p[0] == '.' && p[1] == '.')) {
+			close(fd);
+			return n > NAME_MAX ? -ENAMETOOLONG : -EINVAL;
+		}
+		memcpy(comp, p, n);
+		comp[n] = '\0';
+		nfd = openat(fd, comp,
+			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (nfd < 0) {
+			int e2 = errno;
+			struct stat st;
+
+			if (fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISLNK(st.st_mode))
+				e2 = ELOOP;
+			close(fd);
+			return -e2;
+		}
+		close(fd);
+		fd = nfd;
+		p += n;
+	}
+	return fd;
+}
+
 /*
- * Where the directory of entry `upto` is now.  The log names each
- * directory as it was when the rename was made, which may be below a
- * directory the log renamed earlier; once that earlier rename has been
- * undone (by this run, or by a previous --undo), the path lives under
- * the original name.  Rewrite such prefixes, older renames first
- * skipped, until the path exists.  Returns a new string or NULL.
+ * The directory of entry `upto`, opened.  The log names each directory
+ * as it was when the rename was made, which may be below a directory the
+ * log renamed earlier; once that earlier rename has been undone (by this
+ * run, or by a previous --undo), the path lives under the original name.
+ * Rewrite such prefixes, older renames first skipped, until the path
+ * opens.  Returns a file descriptor, or -errno of the logged path.
  */
-static char *undo_where(const struct undo_ent *ents, size_t upto,
-			const char *dir)
+static int undo_dir(const struct undo_ent *ents, size_t upto, const char *dir)
 {
 	char *cur = strdup(dir);
-	struct stat st;
+	int err = -ENOMEM;
 
 	for (size_t hop = 0; cur && hop <= upto; hop++) {
 		size_t j;
+		int fd = open_dir_nofollow(cur);
 
-		if (stat(cur, &st) == 0)
-			return cur;
+		if (fd >= 0) {
+			free(cur);
+			return fd;
+		}
+		err = fd;
+		if (fd != -ENOENT)
+			break; /* a link, or unreadable: say so */
 		for (j = upto; j-- > 0;) {
 			const struct undo_ent *v = &ents[j];
 			size_t dl = strlen(v->dir), cl = strlen(cur);
@@ -137,7 +198,7 @@ static char *undo_where(const struct undo_ent *ents, size_t upto,
 			break; /* no rename of the log explains it */
 	}
 	free(cur);
-	return NULL;
+	return err;
 }
 
 void undo_free(struct undo_ent *ents, size_t n)
@@ -150,19 +211,43 @@ void undo_free(struct undo_ent *ents, size_t n)
 	free(ents);
 }
 
+/* Is the whole of s a decimal number that fits?  Then *v is it. */
+static int parse_ino(const char *s, unsigned long long *v)
+{
+	unsigned long long x = 0;
+
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || x > (~0ull - 9) / 10)
+			return -1;
+		x = x * 10 + (unsigned)(*s - '0');
+	}
+	*v = x;
+	return 0;
+}
+
+static int same_rename(const struct undo_ent *a, const struct undo_ent *b)
+{
+	return !strcmp(a->dir, b->dir) && a->oldlen == b->oldlen &&
+	       !memcmp(a->old, b->old, a->oldlen) && a->newlen == b->newlen &&
+	       !memcmp(a->new, b->new, a->newlen) && a->has_ino == b->has_ino &&
+	       a->ino == b->ino;
+}
+
 int undo_parse(FILE *f, const char *logpath, FILE *msgs,
 	       struct undo_ent **out, size_t *nout)
 {
-	struct undo_ent *ents = NULL;
-	size_t n = 0, cap = 0, len = 0;
+	struct undo_ent *ents = NULL, fl;
+	size_t n = 0, cap = 0, len = 0, ml = strlen(LOG_MAGIC);
 	char *line = NULL;
 	ssize_t got;
 	int lineno = 0, bad = 0;
 
 #define MSG(...) (msgs ? (void)fprintf(msgs, __VA_ARGS__) : (void)0)
 	while ((got = getline(&line, &len, f)) > 0) {
-		char *w[4], *p = line, *save = NULL;
-		int k;
+		char *w[6], *p = line, *save = NULL;
+		int k, failed;
 
 		lineno++;
 		if (line[got - 1] != '\n') {
@@ -172,9 +257,15 @@ int undo_parse(FILE *f, const char *logpath, FILE *msgs,
 			break;
 		}
 		line[got - 1] = '\0';
-		if (lineno == 1 && strncmp(line, LOG_MAGIC, strlen(LOG_MAGIC))) {
-			MSG("foldfs-check: %s: not a foldfs-check rename log\n",
-			    logpath);
+		if (lineno == 1 &&
+		    (strncmp(line, LOG_MAGIC, ml) || line[ml] < '1' ||
+		     line[ml] > '0' + LOG_FORMAT ||
+		     (line[ml + 1] >= '0' && line[ml + 1] <= '9'))) {
+			MSG("foldfs-check: %s: not a foldfs-check rename log%s\n",
+			    logpath,
+			    strncmp(line, LOG_MAGIC, ml) ? ""
+							 : " of a format "
+							   "this version knows");
 			bad = 1;
 			break;
 		}
@@ -186,21 +277,20 @@ int undo_parse(FILE *f, const char *logpath, FILE *msgs,
 			bad = 1;
 			break;
 		}
-		for (k = 0; k < 4; k++, p = NULL) {
+		for (k = 0; k < 6; k++, p = NULL) {
 			w[k] = strtok_r(p, " ", &save);
 			if (!w[k])
 				break;
 		}
-		if (k < 4 || strtok_r(NULL, " ", &save) ||
+		if (k < 4 || k > 5 ||
 		    (strcmp(w[0], "rename") && strcmp(w[0], "failed"))) {
 			MSG("foldfs-check: %s: line %d: malformed\n", logpath,
 			    lineno);
 			bad = 1;
 			break;
 		}
-		if (!strcmp(w[0], "failed"))
-			continue; /* documented attempt; state decides */
-		if (n == cap) {
+		failed = !strcmp(w[0], "failed");
+		if (!failed && n == cap) {
 			size_t nc = cap ? cap * 2 : 64;
 			struct undo_ent *ne = realloc(ents, nc * sizeof *ne);
 
@@ -211,23 +301,49 @@ int undo_parse(FILE *f, const char *logpath, FILE *msgs,
 			ents = ne;
 			cap = nc;
 		}
-		struct undo_ent *u = &ents[n];
+		struct undo_ent *u = failed ? &fl : &ents[n];
 		memset(u, 0, sizeof *u);
 		u->line = lineno;
+		u->has_ino = k == 5;
 		if (unhex(w[1], strlen(w[1]), &u->dir, NULL) ||
 		    unhex(w[2], strlen(w[2]), &u->old, &u->oldlen) ||
 		    unhex(w[3], strlen(w[3]), &u->new, &u->newlen) ||
 		    !u->oldlen || !u->newlen || memchr(u->old, '/', u->oldlen) ||
-		    memchr(u->new, '/', u->newlen)) {
-			MSG("foldfs-check: %s: line %d: bad hex field\n",
-			    logpath, lineno);
+		    memchr(u->new, '/', u->newlen) ||
+		    (u->has_ino && parse_ino(w[4], &u->ino))) {
+			MSG("foldfs-check: %s: line %d: bad field\n", logpath,
+			    lineno);
 			free(u->dir);
 			free(u->old);
 			free(u->new);
 			bad = 1;
 			break;
 		}
-		n++;
+		if (!failed) {
+			n++;
+			continue;
+		}
+		/* The attempt of the newest matching rename line was
+		 * refused: that rename never happened. */
+		size_t j = n;
+		while (j > 0 && !same_rename(&ents[j - 1], &fl))
+			j--;
+		free(fl.dir);
+		free(fl.old);
+		free(fl.new);
+		if (!j) {
+			MSG("foldfs-check: %s: line %d: a failed line without "
+			    "its rename line\n",
+			    logpath, lineno);
+			bad = 1;
+			break;
+		}
+		j--;
+		free(ents[j].dir);
+		free(ents[j].old);
+		free(ents[j].new);
+		memmove(&ents[j], &ents[j + 1], (n - j - 1) * sizeof *ents);
+		n--;
 	}
 #undef MSG
 	if (ferror(f)) {
@@ -251,7 +367,7 @@ int undo_log(struct check *c, const char *logpath)
 	struct undo_ent *ents = NULL;
 	size_t n = 0, i;
 	int status = EXIT_CLEAN, r;
-	unsigned long restored = 0, skipped = 0, conflicts = 0;
+	unsigned long restored = 0, skipped = 0, failed = 0;
 
 	if (!f) {
 		fprintf(stderr, "foldfs-check: %s: %s\n", logpath,
@@ -263,24 +379,48 @@ int undo_log(struct check *c, const char *logpath)
 	if (r == 0) {
 		for (i = n; i-- > 0;) {
 			struct undo_ent *u = &ents[i];
-			char *where = undo_where(ents, i, u->dir);
-			int dfd = where ? open(where, O_RDONLY | O_DIRECTORY |
-							      O_CLOEXEC)
-					: -1;
-			int oe = where ? errno : ENOENT;
+			int dfd = undo_dir(ents, i, u->dir);
 			struct stat st;
+			int e;
 
-			free(where);
 			if (dfd < 0) {
-				undo_report(c, u, "cannot open directory", oe);
+				failed++;
+				undo_report(c, u,
+					    dfd == -ELOOP
+						    ? "cannot open directory "
+						      "(a symbolic link on the "
+						      "way is not followed)"
+						    : "cannot open directory",
+					    -dfd);
 				status |= EXIT_OPERATIONAL;
 				continue;
 			}
-			int e = renameat2(dfd, u->new, dfd, u->old,
-					  RENAME_NOREPLACE) == 0
-					? 0
-					: errno;
-
+			if (u->has_ino &&
+			    fstatat(dfd, u->new, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    (unsigned long long)st.st_ino != u->ino) {
+				/* Someone else's file has the new name: the
+				 * rename never happened, or what it renamed
+				 * has moved on.  Leave it. */
+				if (fstatat(dfd, u->old, &st,
+					    AT_SYMLINK_NOFOLLOW) == 0) {
+					skipped++;
+					undo_report(c, u, "not renamed; skipped",
+						    0);
+				} else {
+					failed++;
+					undo_report(c, u,
+						    "not restored: another file "
+						    "now has the new name",
+						    0);
+					status |= EXIT_UNCORRECTED;
+				}
+				close(dfd);
+				continue;
+			}
+			e = renameat2(dfd, u->new, dfd, u->old,
+				      RENAME_NOREPLACE) == 0
+				    ? 0
+				    : errno;
 			if (!e) {
 				restored++;
 				undo_report(c, u, "restored", 0);
@@ -292,14 +432,14 @@ int undo_log(struct check *c, const char *logpath)
 				skipped++;
 				undo_report(c, u, "not renamed; skipped", 0);
 			} else if (e == EEXIST) {
-				conflicts++;
+				failed++;
 				undo_report(c, u,
 					    "conflict, original name taken; "
 					    "left as is",
 					    EEXIST);
 				status |= EXIT_UNCORRECTED;
 			} else {
-				conflicts++;
+				failed++;
 				undo_report(c, u, "cannot restore", e);
 				status |= e == ENOENT ? EXIT_UNCORRECTED
 						      : EXIT_OPERATIONAL;
@@ -315,11 +455,11 @@ int undo_log(struct check *c, const char *logpath)
 		rep_json_name(stdout, "log", logpath, strlen(logpath));
 		printf(",\"restored\":%lu,\"skipped\":%lu,\"failed\":%lu,"
 		       "\"exit\":%d}\n",
-		       restored, skipped, conflicts, status);
+		       restored, skipped, failed, status);
 	} else if (!c->quiet || status) {
 		printf("foldfs-check: undo %s: %lu restored, %lu skipped, "
 		       "%lu failed; exit %d\n",
-		       logpath, restored, skipped, conflicts, status);
+		       logpath, restored, skipped, failed, status);
 	}
 	return status;
 }

@@ -118,6 +118,9 @@ struct check {
 	/* rename log */
 	int log_fd;
 	char *log_name;
+	dev_t log_dev;		  /* the log itself is never renamed */
+	ino_t log_ino;
+	int log_err;		  /* errno that made the log unusable, or 0 */
 	unsigned long renames_done;
 
 	/* scratch */
@@ -151,11 +154,17 @@ int fix_rename(struct check *c, int dirfd, const char *path, size_t pathlen,
 	       size_t i);
 
 /* undo.c */
-#define LOG_MAGIC "# foldfs-check rename log, format 1"
-/* One "rename" line of a log: in dir, old was renamed to new. */
+/* First line of a log: LOG_MAGIC, then the format number (1: no inode
+ * numbers; 2, written now: rename and failed lines end with one). */
+#define LOG_MAGIC "# foldfs-check rename log, format "
+#define LOG_FORMAT 2
+/* One "rename" line of a log: in dir, old was renamed to new; ino is the
+ * inode number of what was renamed (has_ino = 0 in format 1 logs). */
 struct undo_ent {
 	char *dir, *old, *new;
 	size_t oldlen, newlen;
+	unsigned long long ino;
+	int has_ino;
 	int line;
 };
 /* Parse a whole log; 0 with the renames (oldest first), or -1 for a log

@@ -18,6 +18,7 @@ import hashlib
 import json
 import os
 import random
+import resource
 import shutil
 import signal
 import stat
@@ -569,8 +570,8 @@ def log_renames(log):
     out = []
     for l in open(log, "rb").read().split(b"\n"):
         w = l.split(b" ")
-        if len(w) == 4 and w[0] == b"rename":
-            out.append(tuple(bytes.fromhex(x.decode()) for x in w[1:]))
+        if len(w) == 5 and w[0] == b"rename":
+            out.append(tuple(bytes.fromhex(x.decode()) for x in w[1:4]))
     return out
 
 
@@ -629,6 +630,234 @@ def test_interrupted():
     rc, out, err = run(["--undo", log])
     check(rc == 0 and listing(root) == before,
           "undo after kill -9 + re-run restores the original (%d)" % rc)
+
+
+def hexb(b):
+    return b.hex().encode()
+
+
+def test_log_safety():
+    """The rename log stays usable and --undo moves only what --fix moved,
+    whatever the log's name, a full disk, a refused attempt, symbolic
+    links or depth."""
+    root = fresh("t-log")
+
+    def tree():
+        if os.path.exists(root):
+            subprocess.run(["chmod", "-R", "u+rwx", root])
+            shutil.rmtree(root)
+        os.makedirs(root)
+        for n in (b"Report.txt", b"report.txt", b"REPORT.TXT"):
+            mkfile(root, n)
+        return listing(root)
+
+    # A log name longer than any fixed buffer, and one with a newline.
+    for name in ("L" * 200 + ".log", "fix\nnl.log"):
+        before = tree()
+        d = os.path.join(TMP, "t-logdir")
+        if os.path.exists(d):
+            shutil.rmtree(d)
+        os.makedirs(d)
+        log = os.path.join(d, name)
+        rc, out, err = run(["--casefold", "--fix", "--yes", "--log", log,
+                            root])
+        first = open(log, "rb").read().split(b"\n")[0]
+        check(rc == 1 and first.startswith(
+            b"# foldfs-check rename log, format 2; undo:"),
+              "log %r: header written (%d) %r" % (name[:12], rc, first[:60]))
+        rc, out, err = run(["--undo", log])
+        check(rc == 0 and listing(root) == before,
+              "log %r: --undo restores the tree (%d) %r" %
+              (name[:12], rc, err[-200:]))
+
+    # An existing file that is not a log is never appended to.
+    before = tree()
+    notes = os.path.join(TMP, "notes.txt")
+    open(notes, "w").write("my notes\n")
+    rc, out, err = run(["--casefold", "--fix", "--yes", "--log", notes, root])
+    check(rc & 8 and listing(root) == before and
+          open(notes).read() == "my notes\n" and b"not a foldfs-check" in err,
+          "--log on a non-log file: refused, nothing renamed (%d) %r" %
+          (rc, err[-200:]))
+    # A log that cannot be opened: an operational error, nothing renamed.
+    rc, objs, err = jrun(["--casefold", "--fix", "--yes", "--log",
+                          "/nonexistent/x.log", root])
+    ren = by_type(objs, "rename")
+    check(rc == 12 and summary(objs).get("errors", 0) >= 1 and
+          listing(root) == before and ren and
+          all(o["status"] == "failed" and "reason" in o for o in ren),
+          "unopenable log: exit 12, errors counted, nothing renamed (%d) %r"
+          % (rc, summary(objs)))
+
+    # A disk that fills up while logging (RLIMIT_FSIZE: writes past the
+    # limit are cut short, then fail): the log stays well formed, nothing
+    # is renamed without its line, a re-run finishes, --undo restores.
+    root2 = fresh("t-log-full")
+    many_collisions(root2, ndirs=4, ngroups=10)
+    before = listing(root2)
+    log = os.path.join(TMP, "t-log-full.log")
+    if os.path.exists(log):
+        os.unlink(log)
+
+    def small_disk():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (3000, 3000))
+
+    p = subprocess.run([CHECK, "--casefold", "--fix", "--yes", "--log", log,
+                        root2], capture_output=True, cwd=TMP,
+                       preexec_fn=small_disk)
+    data = open(log, "rb").read()
+    lr = log_renames(log)
+    done = [os.path.lexists(os.path.join(d, n)) for d, o, n in lr]
+    check(p.returncode == 13 and data.endswith(b"\n") and 0 < len(lr) < 80
+          and all(done),
+          "log full: exit 13, log ends with a whole line, every logged "
+          "rename done (%d, %d lines) %r" % (p.returncode, len(lr),
+                                             p.stderr[-200:]))
+    rc, out, err = run(["--casefold", "--fix", "--yes", "--log", log, root2])
+    check(rc == 1 and run(["--casefold", root2])[0] == 0,
+          "log full: the re-run finishes the job (%d) %r" % (rc, err[-200:]))
+    rc, out, err = run(["--undo", log])
+    check(rc == 0 and listing(root2) == before,
+          "log full: --undo restores the original (%d) %r" % (rc, out[-300:]))
+    # A crash left half a line: the next run cuts it off, --undo works.
+    before = tree()
+    with open(log, "wb") as f:
+        f.write(b"# foldfs-check rename log, format 2\nrename 2f746d")
+    rc, out, err = run(["--casefold", "--fix", "--yes", "--log", log, root])
+    rc2, out2, err2 = run(["--undo", log])
+    check(rc == 1 and b"incomplete last line" in err and rc2 == 0 and
+          listing(root) == before,
+          "half a line in the log: cut off, undo restores (%d %d) %r" %
+          (rc, rc2, err2[-200:]))
+
+    # A failed line cancels its rename: --undo must not move the file
+    # that took the name (created by someone else between our check and
+    # our rename), even once what --fix renamed has moved on.
+    rt = os.path.join(os.fsencode(TMP), b"t-log-race")
+    for fmt in (1, 2):
+        if os.path.exists(rt):
+            shutil.rmtree(rt)
+        os.makedirs(rt)
+        mkfile(rt, b"x (2)", b"racer\n")
+        mkfile(rt, b"x (3)", b"ours\n")
+        ino = os.lstat(os.path.join(rt, b"x (3)")).st_ino
+        tail = b" %d" % ino if fmt == 2 else b""
+        log = os.path.join(TMP, "t-log-race.log")
+        with open(log, "wb") as f:
+            f.write(b"# foldfs-check rename log, format %d\n" % fmt)
+            for verb, new in ((b"rename", b"x (2)"), (b"failed", b"x (2)"),
+                              (b"rename", b"x (3)")):
+                f.write(b"%s %s %s %s%s\n" % (verb, hexb(rt), hexb(b"x"),
+                                              hexb(new), tail))
+        rc, out, err = run(["--undo", log])
+        check(rc == 0 and
+              open(os.path.join(rt, b"x"), "rb").read() == b"ours\n" and
+              open(os.path.join(rt, b"x (2)"), "rb").read() == b"racer\n",
+              "format %d: refused attempt not undone, no conflict (%d) %r" %
+              (fmt, rc, out[-300:]))
+        os.rename(os.path.join(rt, b"x"), os.path.join(rt, b"moved"))
+        rc, out, err = run(["--undo", log])
+        check(rc == 4 and not os.path.lexists(os.path.join(rt, b"x")) and
+              open(os.path.join(rt, b"x (2)"), "rb").read() == b"racer\n",
+              "format %d: what we renamed moved on; the racer's file stays "
+              "(%d) %r" % (fmt, rc, out[-300:]))
+    # Format 2: a different file under the new name is never moved.
+    if os.path.exists(rt):
+        shutil.rmtree(rt)
+    os.makedirs(rt)
+    mkfile(rt, b"a (2)", b"someone else\n")
+    ino = os.lstat(os.path.join(rt, b"a (2)")).st_ino
+    with open(log, "wb") as f:
+        f.write(b"# foldfs-check rename log, format 2\n")
+        f.write(b"rename %s %s %s %d\n" % (hexb(rt), hexb(b"a"),
+                                          hexb(b"a (2)"), ino + 1))
+    rc, out, err = run(["--undo", log])
+    check(rc == 4 and not os.path.lexists(os.path.join(rt, b"a")) and
+          b"another file now has the new name" in out,
+          "another inode under the new name: left alone, exit 4 (%d) %r" %
+          (rc, out[-300:]))
+    with open(log, "ab") as f:
+        f.write(b"failed 2f 61 62 1\n")
+    check(run(["--undo", log])[0] == 8,
+          "a failed line without its rename line: damaged log, exit 8")
+
+    # --undo follows no symbolic link: a directory of the log replaced by
+    # a link to elsewhere is not entered.
+    before = tree()
+    sub = os.path.join(os.fsencode(root), b"sub")
+    os.mkdir(sub)
+    mkfile(sub, b"Passwd", b"P\n")
+    mkfile(sub, b"passwd", b"p\n")
+    outside = os.path.join(os.fsencode(TMP), b"t-log-outside")
+    if os.path.exists(outside):
+        shutil.rmtree(outside)
+    os.makedirs(outside)
+    log = os.path.join(TMP, "t-log-link.log")
+    if os.path.exists(log):
+        os.unlink(log)
+    rc, out, err = run(["--casefold", "--fix", "--yes", "--log", log, root])
+    moved = [n for d, o, n in log_renames(log) if d.endswith(b"/sub")]
+    os.rename(sub, sub + b".real")
+    os.symlink(outside, sub)
+    mkfile(outside, moved[0] if moved else b"passwd (2)", b"outside\n")
+    rc, out, err = run(["--undo", log])
+    check(rc & 8 and sorted(os.listdir(outside)) ==
+          [moved[0] if moved else b"passwd (2)"] and
+          b"symbolic link" in out,
+          "--undo does not follow a symbolic link in the tree (%d) %r" %
+          (rc, out[-300:]))
+
+    # The log inside the tree, losing a collision: never renamed.
+    tree()
+    s7 = os.path.join(os.fsencode(root), b"sub7")
+    os.mkdir(s7)
+    mkfile(s7, b"FIX.LOG", b"user file\n")
+    log = os.path.join(s7, b"fix.log")
+    open(log, "wb").close()  # there when the walk lists sub7
+    rc, objs, err = jrun(["--casefold", "--fix", "--yes", "--log",
+                          os.fsdecode(log), root])
+    bad = [o for o in by_type(objs, "rename") if o["status"] == "failed"]
+    check(rc == 5 and len(bad) == 1 and "rename log" in bad[0]["reason"] and
+          os.path.exists(log) and log_renames(log),
+          "the log in the tree is never renamed (%d) %r" % (rc, bad))
+    rc, out, err = run(["--undo", os.fsdecode(log)])
+    check(rc == 0, "and --undo of it works (%d) %r" % (rc, out[-200:]))
+
+    # Deeper than PATH_MAX: --undo walks the path one name at a time.
+    rd = fresh("t-log-deep")
+    p = os.fsencode(rd)
+    dfd = os.open(p, os.O_RDONLY)
+    for i in range(25):
+        os.mkdir(b"D" * 200, dir_fd=dfd)
+        nfd = os.open(b"D" * 200, os.O_RDONLY, dir_fd=dfd)
+        os.close(dfd)
+        dfd = nfd
+    for n in (b"Deep.txt", b"deep.txt"):
+        fd = os.open(n, os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=dfd)
+        os.write(fd, n)
+        os.close(fd)
+    log = os.path.join(TMP, "t-log-deep.log")
+    if os.path.exists(log):
+        os.unlink(log)
+    rc, out, err = run(["--casefold", "--fix", "--yes", "--log", log, rd])
+    rc2, out2, err2 = run(["--undo", log])
+    check(rc == 1 and rc2 == 0 and
+          sorted(map(os.fsencode, os.listdir(dfd))) ==
+          [b"Deep.txt", b"deep.txt"],
+          "deeper than PATH_MAX: fixed and undone (%d %d) %r" %
+          (rc, rc2, out2[-200:]))
+    os.close(dfd)
+
+    # ascii: an ill-formed 255-byte name is shortened, not emptied.
+    ra = fresh("t-log-ascii")
+    mkfile(ra, b"\x80" * 254 + b"A")
+    mkfile(ra, b"\x80" * 254 + b"a")
+    rc, objs, err = jrun(["--casefold", "--encoding", "ascii", "--fix", ra])
+    new = [bytes.fromhex(o["to_hex"]) for o in by_type(objs, "rename")]
+    check(len(new) == 1 and len(new[0]) >= 240 and len(new[0]) <= 255,
+          "ascii: ill-formed long name keeps its bytes (%r)" %
+          [len(n) for n in new])
 
 
 def load_ucd():
@@ -1034,7 +1263,7 @@ os.makedirs(TMP, exist_ok=True)
 os.chmod(TMP, 0o755)
 for t in (test_record_unit, test_known_collisions, test_random_model,
           test_json_escaping, test_exit_codes, test_fix_undo,
-          test_interrupted, test_upgrade, test_profiles,
+          test_interrupted, test_log_safety, test_upgrade, test_profiles,
           test_kernel_profile, test_casefold_dir,
           test_set_encoding_info, test_deep, test_progress,
           test_daemon_agrees, test_help):
