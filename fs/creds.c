@@ -5,9 +5,13 @@
  * must belong to the caller (and follow set-group-ID directories), and
  * the creating call must be refused where the caller could not do it.
  * So around mknod/mkdir/symlink/link/create the worker thread takes the
- * caller's fsuid, fsgid and supplementary groups.  (Permission checks of
- * the other calls are the kernel's: a root daemon with allow_other always
- * runs with default_permissions, see main.c.)  These must be the
+ * caller's fsuid, fsgid and supplementary groups; also where the kernel
+ * leaves a check or a privilege to us: a CREATE answered by opening an
+ * existing equivalent name (the kernel checks nothing there), and an open
+ * we truncate (set-user-ID bits drop as for the caller).  (Permission
+ * checks of the other calls are the kernel's: a root daemon with
+ * allow_other always runs with default_permissions, see main.c.)  These
+ * must be the
  * raw system calls: glibc's setgroups()/setfsuid() wrappers may apply the
  * change to every thread of the process (setxid broadcast), and other
  * workers are serving other callers at the same time.

@@ -461,10 +461,20 @@ void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 					    : -EEXIST;
 				goto out;
 			}
+			/* The kernel checks no permission for a CREATE (it
+			 * marks the file created): open it as the caller, so
+			 * that SOURCE does, as open(2) of that name would (and
+			 * O_TRUNC drops set-user-ID bits as for the caller). */
 			snprintf(proc, sizeof proc, "/proc/self/fd/%d", pfd);
+			r = creds_enter(req, &c);
+			if (r) {
+				close(pfd);
+				goto out;
+			}
 			fd = open(proc, flags & ~(O_CREAT | O_EXCL));
-			if (fd < 0) {
-				r = -errno;
+			r = fd < 0 ? -errno : 0;
+			creds_leave(&c);
+			if (r) {
 				close(pfd);
 				goto out;
 			}

@@ -18,16 +18,26 @@
 void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct node *n = node_of(ino);
+	struct creds c = { 0 };
 	char proc[64];
-	int fd;
+	int fd, r;
 
 	/* The /proc link is itself a symlink: O_NOFOLLOW would refuse it.
-	 * The kernel resolved the name already; we open the object. */
+	 * The kernel resolved the name already; we open the object.  With
+	 * O_TRUNC we truncate (atomic O_TRUNC), so as the caller: the kernel
+	 * then drops set-user-ID and set-group-ID bits as for the caller's
+	 * own open(2). */
 	node_procname(n, proc);
+	if ((fi->flags & O_TRUNC) && (r = creds_enter(req, &c)) != 0) {
+		fuse_reply_err(req, -r);
+		return;
+	}
 	fd = open(proc, (fi->flags & ~(O_NOFOLLOW | O_CREAT | O_EXCL |
 				       O_NOCTTY)) | O_CLOEXEC);
+	r = fd < 0 ? errno : 0;
+	creds_leave(&c);
 	if (fd < 0) {
-		fuse_reply_err(req, errno);
+		fuse_reply_err(req, r);
 		return;
 	}
 	fi->fh = (uint64_t)fd;

@@ -773,6 +773,79 @@ static void sec_allow_other(void)
 	}
 }
 
+/* A CREATE that finds an equivalent name made directly in SOURCE (the
+ * kernel held a negative entry for the spelling asked, so it sent CREATE,
+ * not LOOKUP, and checks no permission itself): the daemon must open the
+ * existing file as the caller.  And an O_TRUNC open, which the daemon
+ * performs, must drop set-user-ID bits as the caller's would. */
+static void miss_foo_bar(const char *mnt, const char *src)
+{
+	struct stat st;
+	(void)src;
+	/* pub is world-writable: the kernel lets the user try to create */
+	CHECK_ERR(stat(t_path(mnt, "pub/FOO"), &st), ENOENT, "user: FOO missing (cached miss)");
+	CHECK_ERR(stat(t_path(mnt, "pub/BAR"), &st), ENOENT, "user: BAR missing (cached miss)");
+}
+
+static void create_over_existing(const char *mnt, const char *src)
+{
+	(void)src;
+	CHECK_ERR(open(t_path(mnt, "pub/FOO"), O_CREAT | O_RDWR, 0644), EACCES,
+		  "user: O_CREAT of FOO finds root's 0600 foo: EACCES, not opened");
+	int fd = open(t_path(mnt, "pub/BAR"), O_CREAT | O_RDWR, 0644);
+	CHECK(fd >= 0 && write(fd, "mine", 4) == 4, "user: O_CREAT of BAR opens the 0666 bar (%s)",
+	      fd < 0 ? strerror(errno) : "ok");
+	if (fd >= 0)
+		close(fd);
+}
+
+static void trunc_setid(const char *mnt, const char *src)
+{
+	static const mode_t modes[] = {04755, 02755};
+	for (int i = 0; i < 2; i++) {
+		const char *f = t_path(mnt, "pub/setid");
+		struct stat a = {0}, b = {0};
+		int fd;
+		CHECK_OK(t_write_file(f, "x"), "user: write pub/setid");
+		CHECK_OK(chmod(f, modes[i]), "user: chmod %o pub/setid", (unsigned)modes[i]);
+		fd = open(t_path(mnt, "pub/SETID"), O_WRONLY | O_TRUNC);
+		CHECK(fd >= 0, "user: open(O_TRUNC) pub/SETID: %s", fd < 0 ? strerror(errno) : "ok");
+		if (fd >= 0)
+			close(fd);
+		CHECK(stat(f, &a) == 0 && stat(t_path(src, "pub/setid"), &b) == 0 &&
+			      !(a.st_mode & (S_ISUID | S_ISGID)) && !(b.st_mode & (S_ISUID | S_ISGID)) &&
+			      a.st_size == 0,
+		      "user: O_TRUNC dropped the %s bit (view %o, SOURCE %o)",
+		      i ? "set-group-ID" : "set-user-ID", (unsigned)a.st_mode & 07777,
+		      (unsigned)b.st_mode & 07777);
+		unlink(f);
+	}
+}
+
+static void sec_create_existing(void)
+{
+	t_section("allow_other: CREATE onto a name made in SOURCE; O_TRUNC drops set-ID bits");
+	const char *src = t_newdir("src-create-existing");
+	struct t_mount m = {0};
+	/* cache=epoch keeps the misses cached for timeout seconds */
+	if (t_mount(&m, src, "casefold,allow_other,cache=epoch,timeout=30,watch=poll"))
+		return;
+	CHECK_OK(mkdir(t_path(m.mnt, "pub"), 0755), "mkdir pub");
+	CHECK_OK(chmod(t_path(m.mnt, "pub"), 01777), "chmod 1777 pub");
+	run_as_user(miss_foo_bar, m.mnt, src);
+	CHECK_OK(t_write_file(t_path(src, "pub/foo"), "secret"), "SOURCE: root creates foo");
+	CHECK_OK(chmod(t_path(src, "pub/foo"), 0600), "SOURCE: chmod 0600 foo");
+	CHECK_OK(t_write_file(t_path(src, "pub/bar"), "shared"), "SOURCE: root creates bar");
+	CHECK_OK(chmod(t_path(src, "pub/bar"), 0666), "SOURCE: chmod 0666 bar");
+	run_as_user(create_over_existing, m.mnt, src);
+	CHECK(t_file_is(t_path(src, "pub/foo"), "secret"), "SOURCE: foo unchanged");
+	CHECK(t_file_is(t_path(src, "pub/bar"), "mineed"), "SOURCE: bar written by the user");
+	CHECK_ERR(access(t_path(src, "pub/FOO"), F_OK), ENOENT, "SOURCE: no FOO created");
+	CHECK_ERR(access(t_path(src, "pub/BAR"), F_OK), ENOENT, "SOURCE: no BAR created");
+	run_as_user(trunc_setid, m.mnt, src);
+	t_umount(&m);
+}
+
 /* ---- POSIX ACLs ---------------------------------------------------------- */
 
 /* An ACL entry, and the system.posix_acl_* value of a list of them: a
@@ -1701,6 +1774,7 @@ int main(int argc, char **argv)
 	sec_source_locks();
 	sec_stop_with_waiter();
 	sec_allow_other();
+	sec_create_existing();
 	sec_acl();
 	sec_user_mount();
 	return t_finish();
