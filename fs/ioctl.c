@@ -65,30 +65,48 @@ static void reply_flags(fuse_req_t req, unsigned flags, size_t out_bufsz)
 	}
 }
 
-static int set_fold(struct node *n, int on)
+/*
+ * FS_IOC_SETFLAGS: SOURCE's flags (want without ours) and the casefold
+ * flag.  As ext4 does, a casefold change that is refused (ENOTDIR,
+ * ENOTEMPTY, ...) is refused before anything else changes, and the
+ * directory stays locked from the emptiness check to the change.
+ */
+static int set_flags(struct node *n, int fd, unsigned want, unsigned cur)
 {
-	int r;
+	int on = !!(want & FOLDFS_CASEFOLD_FL), r = 0;
+	int change = on != dir_folds(n);
 
-	if (n->type != S_IFDIR)
-		return -ENOTDIR;
-	if (F.nofold)
-		return -EOPNOTSUPP;
-	if (F.casefold_all)
-		return on ? 0 : -EPERM; /* the mount folds everything */
-	pthread_rwlock_wrlock(&n->dir->ns);
-	r = dir_nonempty(n);
-	if (r > 0)
-		r = -ENOTEMPTY;
-	if (r == 0)
-		r = foldfs_dir_casefold_set(n->fd, on);
-	if (r == 0) {
-		dir_set_fold(n, on);
-		dir_index_drop(n);
-		/* Negative dentries cached under the old rule (e.g. "foo"
-		 * before +F) would lie about "FOO" now. */
-		coh_bump();
+	if (change) {
+		if (n->type != S_IFDIR)
+			return -ENOTDIR;
+		if (F.nofold)
+			return -EOPNOTSUPP;
+		if (F.casefold_all)
+			return -EPERM; /* the mount folds everything: -F */
 	}
-	pthread_rwlock_unlock(&n->dir->ns);
+	if (change) {
+		pthread_rwlock_wrlock(&n->dir->ns);
+		r = dir_nonempty(n);
+		if (r > 0)
+			r = -ENOTEMPTY;
+	}
+	if (r == 0 && (want & ~FOLDFS_CASEFOLD_FL) != cur) {
+		int f = (int)(want & ~FOLDFS_CASEFOLD_FL);
+		if (ioctl(fd, FS_IOC_SETFLAGS, &f) < 0)
+			r = -errno;
+	}
+	if (change) {
+		if (r == 0)
+			r = foldfs_dir_casefold_set(n->fd, on);
+		if (r == 0) {
+			dir_set_fold(n, on);
+			dir_index_drop(n);
+			/* Negative dentries cached under the old rule (e.g.
+			 * "foo" before +F) would lie about "FOO" now. */
+			coh_bump();
+		}
+		pthread_rwlock_unlock(&n->dir->ns);
+	}
 	return r;
 }
 
@@ -179,13 +197,8 @@ void op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned cmd, void *arg,
 			want = (unsigned)i;
 		}
 		r = source_flags(fd, &cur);
-		if (r == 0 && (want & ~FOLDFS_CASEFOLD_FL) != cur) {
-			int f = (int)(want & ~FOLDFS_CASEFOLD_FL);
-			if (ioctl(fd, FS_IOC_SETFLAGS, &f) < 0)
-				r = -errno;
-		}
-		if (r == 0 && !!(want & FOLDFS_CASEFOLD_FL) != dir_folds(n))
-			r = set_fold(n, !!(want & FOLDFS_CASEFOLD_FL));
+		if (r == 0)
+			r = set_flags(n, fd, want, cur);
 		if (r)
 			fuse_reply_err(req, -r);
 		else

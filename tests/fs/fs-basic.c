@@ -103,8 +103,9 @@ static int get_flags(const char *path, int *fl)
 	return r;
 }
 
-/* Set or clear FS_CASEFOLD_FL the way chattr does: read, modify, write. */
-static int set_casefold(const char *path, int on)
+/* Set or clear FS_CASEFOLD_FL the way chattr does: read, modify, write
+ * (with the flags in also set too). */
+static int set_casefold_with(const char *path, int on, int also)
 {
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
@@ -113,12 +114,17 @@ static int set_casefold(const char *path, int on)
 	int r = ioctl(fd, FS_IOC_GETFLAGS, &fl);
 	if (r == 0) {
 		fl = on ? (fl | FS_CASEFOLD_FL) : (fl & ~FS_CASEFOLD_FL);
-		r = ioctl(fd, FS_IOC_SETFLAGS, &fl);
+		r = ioctl(fd, FS_IOC_SETFLAGS, &(int){fl | also});
 	}
 	int e = errno;
 	close(fd);
 	errno = e;
 	return r;
+}
+
+static int set_casefold(const char *path, int on)
+{
+	return set_casefold_with(path, on, 0);
 }
 
 static int has_casefold(const char *path)
@@ -480,6 +486,16 @@ static void sec_chattr(struct t_mount *m)
 	CHECK(has_casefold(nf) == 0, "nf stays without F");
 	CHECK_ERR(set_casefold(t_path(nf, "x"), 1), ENOTDIR, "+F on a regular file");
 	CHECK(has_casefold(t_path(nf, "x")) == 0, "the file has no F");
+	/* A refused casefold change changes no other flag either (ext4
+	 * checks it first): chattr +F +A */
+	int sfl = 0;
+	CHECK_ERR(set_casefold_with(nf, 1, FS_NOATIME_FL), ENOTEMPTY, "+F +A on non-empty nf");
+	CHECK(get_flags(t_path(m->src, "nf"), &sfl) == 0 && !(sfl & FS_NOATIME_FL),
+	      "nf did not get A either (SOURCE flags %#x)", (unsigned)sfl);
+	CHECK_ERR(set_casefold_with(t_path(nf, "x"), 1, FS_NOATIME_FL), ENOTDIR,
+		  "+F +A on a regular file");
+	CHECK(get_flags(t_path(m->src, "nf/x"), &sfl) == 0 && !(sfl & FS_NOATIME_FL),
+	      "nf/x did not get A either (SOURCE flags %#x)", (unsigned)sfl);
 
 	const char *cf2 = t_path(m->mnt, "cf2");
 	CHECK_OK(mkdir(cf2, 0755), "mkdir cf2");
