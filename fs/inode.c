@@ -339,14 +339,29 @@ static int release_locked(struct node *n)
 
 void node_forget(struct node *n, uint64_t nlookup)
 {
-	int dead;
+	int dead, check = 0;
 
 	pthread_mutex_lock(&tlock);
 	n->nlookup = nlookup > n->nlookup ? 0 : n->nlookup - nlookup;
 	dead = release_locked(n);
+	if (!dead && !n->nlookup && n->dir) {
+		n->refs++; /* held while we look */
+		check = 1;
+	}
 	pthread_mutex_unlock(&tlock);
-	if (dead)
+	if (dead) {
 		node_free(n);
+	} else if (check) {
+		/* The kernel forgot a directory that its index still holds
+		 * (idx_ensure).  If the directory is gone -- replaced by a
+		 * rename, or removed directly in SOURCE -- nothing can reach
+		 * it again: drop the index, and with it the node, its
+		 * descriptor and its inotify watch. */
+		struct stat st;
+		if (fstat(n->fd, &st) == 0 && st.st_nlink == 0)
+			dir_index_drop(n);
+		node_put(n);
+	}
 }
 
 void node_hold(struct node *n)

@@ -11,6 +11,7 @@
 #define _FILE_OFFSET_BITS 64
 #include "harness.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <linux/fs.h>
@@ -438,6 +439,67 @@ out:
 	t_umount(&m);
 }
 
+/* Descriptors of the daemon whose object is deleted: what it still holds
+ * of removed directories. */
+static int deleted_fds(pid_t pid)
+{
+	char dir[64], path[320], target[4096];
+	int n = 0;
+	snprintf(dir, sizeof dir, "/proc/%d/fd", (int)pid);
+	DIR *d = opendir(dir);
+	if (!d)
+		return -1;
+	for (struct dirent *e; (e = readdir(d));) {
+		ssize_t k;
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		k = readlink(path, target, sizeof target - 1);
+		if (k > 10 && !memcmp(target + k - 10, " (deleted)", 10))
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* Indexed directories removed other than by rmdir through the view (a
+ * rename over them, rmdir in SOURCE): once the kernel forgets them, the
+ * daemon must let go of them (index, descriptor, inotify watch). */
+static void run_removed_indexed(void)
+{
+	t_section("indexed directories removed by rename or in SOURCE are let go");
+	for (int w = 0; w < 2; w++) {
+		const char *src = t_newdir("src-gone");
+		struct t_mount m = {0};
+		struct stat st;
+		char a[32], b[32], c[32];
+		int held;
+		if (t_mount(&m, src, w ? "casefold,watch=poll" : "casefold,watch=inotify"))
+			return;
+		for (int i = 0; i < 20; i++) {
+			snprintf(a, sizeof a, "a%d", i);
+			snprintf(b, sizeof b, "b%d", i);
+			snprintf(c, sizeof c, "B%d/NOPE", i);
+			mkdir(t_path(m.mnt, a), 0755);
+			mkdir(t_path(m.mnt, b), 0755);
+			stat(t_path(m.mnt, c), &st); /* a miss builds b's index */
+			if (i % 2)
+				rename(t_path(m.mnt, a), t_path(m.mnt, b));
+			else
+				rmdir(t_path(src, b));
+		}
+		/* the kernel looks the removed ones up again and forgets them */
+		for (int i = 0; i < 20; i += 2) {
+			snprintf(c, sizeof c, "B%d/x", i);
+			stat(t_path(m.mnt, c), &st);
+		}
+		/* FORGET reaches the daemon asynchronously: wait a while */
+		for (int k = 0; (held = m.pid > 0 ? deleted_fds(m.pid) : -1) > 0 && k < 100; k++)
+			usleep(50000);
+		CHECK(held == 0, "watch=%s: the daemon holds %d removed directories (of 20)",
+		      w ? "poll" : "inotify", held);
+		t_umount(&m);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	t_init(argc, argv, help, extra_opt);
@@ -447,6 +509,7 @@ int main(int argc, char **argv)
 		run_watch(w);
 	run_attr();
 	run_create_over_negative();
+	run_removed_indexed();
 	run_overflow();
 	return t_finish();
 }
