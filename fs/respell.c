@@ -13,10 +13,11 @@
  * It is a rename within one directory, done as op_rename does one: under
  * the directory's namespace lock held exclusively, in SOURCE with
  * RENAME_NOREPLACE, then the fold index.  The kernel checks no
- * permissions for an ioctl, so we apply rename(2)'s: write and search
- * permission on the directory and the sticky bit, on mode bits (what
- * default_permissions checks); a root daemon also renames with the
- * caller's fsuid, fsgid and groups, so SOURCE checks them too.
+ * permissions for an ioctl.  A root daemon renames with the caller's
+ * fsuid, fsgid and groups, so SOURCE applies rename(2)'s checks itself:
+ * write and search permission on the directory by mode bits or POSIX ACL,
+ * and the sticky bit.  A daemon that cannot be the caller (a user mount)
+ * applies them on mode bits (may_respell).
  *
  * Coherence: unlike a rename, the kernel does not know that anything
  * happened and moved no dentry itself.  For it this is a change made
@@ -79,10 +80,10 @@ static int caller_in_group(fuse_req_t req, gid_t caller_gid, gid_t g)
 	return 0;
 }
 
-/* rename(2)'s checks for taking a name out of d and putting one in:
- * write and search permission on d (by the owner, group or other bits,
- * whichever class the caller is in) and, in a sticky directory, owning
- * the entry or d. */
+/* rename(2)'s checks for taking a name out of d and putting one in, for
+ * a daemon that cannot rename as the caller: write and search permission
+ * on d (by the owner, group or other bits, whichever class the caller is
+ * in) and, in a sticky directory, owning the entry or d. */
 static int may_respell(fuse_req_t req, struct node *d, const struct stat *ent)
 {
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
@@ -134,7 +135,7 @@ static int respell_locked(fuse_req_t req, struct node *d, const char *from,
 	if (d == node_root() &&
 	    (name_hidden(d, to) || fold_equalz(&F.ctx, to, FOLDFS_RECORD_NAME) == 1))
 		return -EPERM;
-	r = may_respell(req, d, &st);
+	r = F.switch_creds ? 0 : may_respell(req, d, &st);
 	if (r)
 		return r;
 	/* A collision group in SOURCE: `to` is already another entry.

@@ -1292,22 +1292,6 @@ static void sec_cli(void)
 
 /* ---- 20. respelling: FOLDFS_IOC_RESPELL and foldfs --respell ---------- */
 
-/* FOLDFS_IOC_RESPELL on directory dir; -1 with errno on failure. */
-static int respell(const char *dir, const char *from, const char *to)
-{
-	struct foldfs_respell r;
-	memset(&r, 0, sizeof r);
-	snprintf(r.from, sizeof r.from, "%s", from);
-	snprintf(r.to, sizeof r.to, "%s", to);
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	int rc = ioctl(fd, FOLDFS_IOC_RESPELL, &r);
-	int e = errno;
-	close(fd);
-	errno = e;
-	return rc;
-}
 
 /* How many of the spellings do not stat as inode ino (right now). */
 static int stale_spellings(const char *dir, const char *const *sp, ino_t ino)
@@ -1349,7 +1333,7 @@ static void respell_core(struct t_mount *m, const char *mode)
 	CHECK(fd >= 0, "[%s] open foo", mode);
 	CHECK(stale_spellings(d, foo, ino) == 0, "[%s] before: Foo foo FOO fOO are one inode", mode);
 	long n = t_dir_count(d);
-	CHECK_OK(respell(d, "foo", "FOO"), "[%s] FOLDFS_IOC_RESPELL foo -> FOO (stored Foo)", mode);
+	CHECK_OK(t_respell(d, "foo", "FOO"), "[%s] FOLDFS_IOC_RESPELL foo -> FOO (stored Foo)", mode);
 	CHECK(t_dir_has(sd, "FOO") && !t_dir_has(sd, "Foo"), "[%s] SOURCE now stores FOO, not Foo",
 	      mode);
 	CHECK(t_dir_has(d, "FOO") && !t_dir_has(d, "Foo") && t_dir_count(d) == n,
@@ -1372,7 +1356,7 @@ static void respell_core(struct t_mount *m, const char *mode)
 	static const char *const sub[] = {"Sub", "sub", "SUB", NULL};
 	ino_t dino = t_ino(t_path(d, "sub"));
 	CHECK(stale_spellings(d, sub, dino) == 0, "[%s] Sub sub SUB are one directory", mode);
-	CHECK_OK(respell(d, "SUB", "sub"), "[%s] respell SUB -> sub (stored Sub)", mode);
+	CHECK_OK(t_respell(d, "SUB", "sub"), "[%s] respell SUB -> sub (stored Sub)", mode);
 	CHECK(t_dir_has(sd, "sub") && !t_dir_has(sd, "Sub"), "[%s] SOURCE stores sub", mode);
 	CHECK(stale_spellings(d, sub, dino) == 0, "[%s] right after: Sub sub SUB same directory", mode);
 	CHECK(t_file_is(t_path(d, "Sub/IN"), "in"), "[%s] Sub/IN still resolves", mode);
@@ -1384,11 +1368,11 @@ static void respell_core(struct t_mount *m, const char *mode)
 	CHECK(t_file_is(t_path(d, "rEADME"), "u") && t_file_is(t_path(d, "README"), "u") &&
 		      t_file_is(t_path(d, "Readme"), "x"),
 	      "[%s] before: rEADME and README find README, Readme itself", mode);
-	CHECK_ERR(respell(d, "README", "Readme"), EEXIST,
+	CHECK_ERR(t_respell(d, "README", "Readme"), EEXIST,
 		  "[%s] respell README -> Readme: another entry is stored as Readme", mode);
 	CHECK(t_dir_has(sd, "README") && t_dir_has(sd, "Readme"), "[%s] EEXIST changed nothing",
 	      mode);
-	CHECK_OK(respell(d, "README", "readme"), "[%s] respell README -> readme", mode);
+	CHECK_OK(t_respell(d, "README", "readme"), "[%s] respell README -> readme", mode);
 	CHECK(t_dir_has(sd, "readme") && t_dir_has(sd, "Readme") && !t_dir_has(sd, "README"),
 	      "[%s] SOURCE: readme and Readme", mode);
 	CHECK(t_file_is(t_path(d, "rEADME"), "x") && t_file_is(t_path(d, "README"), "x"),
@@ -1406,7 +1390,7 @@ static void respell_core(struct t_mount *m, const char *mode)
 	t_write_file(t_path(p, "f"), "DD");
 	CHECK(t_file_is(t_path(d, "dd/f"), "DD") && t_file_is(t_path(d, "DD/f"), "DD"),
 	      "[%s] before: dd/f and DD/f descend into DD", mode);
-	CHECK_OK(respell(d, "DD", "dd"), "[%s] respell directory DD -> dd", mode);
+	CHECK_OK(t_respell(d, "DD", "dd"), "[%s] respell directory DD -> dd", mode);
 	CHECK(t_file_is(t_path(d, "DD/f"), "Dd") && t_file_is(t_path(d, "dD/f"), "Dd"),
 	      "[%s] right after: DD/f and dD/f descend into the new winner Dd", mode);
 	CHECK(t_file_is(t_path(d, "dd/f"), "DD"), "[%s] dd/f descends into the respelled dd", mode);
@@ -1419,14 +1403,14 @@ static void respell_as_user(const char *d, const char *pub, const char *foldfs)
 		CHECK(0, "setresuid 4321: %s", strerror(errno));
 		return;
 	}
-	CHECK_ERR(respell(d, "rootfile", "ROOTFILE"), EACCES,
+	CHECK_ERR(t_respell(d, "rootfile", "ROOTFILE"), EACCES,
 		  "user: respell in root's 0755 directory -> EACCES");
-	CHECK_OK(respell(d, "rootfile", "RootFile"),
+	CHECK_OK(t_respell(d, "rootfile", "RootFile"),
 		 "user: a no-op respell needs no write permission (as rename(2) onto itself)");
-	CHECK_ERR(respell(pub, "rootowned", "ROOTOWNED"), EPERM,
+	CHECK_ERR(t_respell(pub, "rootowned", "ROOTOWNED"), EPERM,
 		  "user: respell root's file in a sticky 1777 directory -> EPERM");
 	CHECK_OK(mkfile(t_path(pub, "Mine"), "m"), "user: create pub/Mine");
-	CHECK_OK(respell(pub, "mine", "MINE"), "user: respell own file in the sticky directory");
+	CHECK_OK(t_respell(pub, "mine", "MINE"), "user: respell own file in the sticky directory");
 	char out[4096];
 	if (access(foldfs, X_OK) != 0) {
 		/* e.g. the build tree is private to root */
@@ -1461,17 +1445,17 @@ static void sec_respell(void)
 	const char *pl = t_path(m.mnt, "plain");
 
 	/* No-ops, and names that are not the same name. */
-	CHECK_OK(respell(d, "FOO", "FOO"), "respell FOO -> FOO (already stored so): no-op, 0");
-	CHECK_OK(respell(d, "foo", "FOO"), "respell foo -> FOO (stored FOO): no-op, 0");
+	CHECK_OK(t_respell(d, "FOO", "FOO"), "respell FOO -> FOO (already stored so): no-op, 0");
+	CHECK_OK(t_respell(d, "foo", "FOO"), "respell foo -> FOO (stored FOO): no-op, 0");
 	CHECK(t_dir_has(sd, "FOO") && !t_dir_has(sd, "foo"), "no-ops left FOO alone");
-	CHECK_ERR(respell(d, "FOO", "bar"), EINVAL, "respell FOO -> bar (not equivalent)");
-	CHECK_ERR(respell(d, "FOO", "FOO2"), EINVAL, "respell FOO -> FOO2 (not equivalent)");
+	CHECK_ERR(t_respell(d, "FOO", "bar"), EINVAL, "respell FOO -> bar (not equivalent)");
+	CHECK_ERR(t_respell(d, "FOO", "FOO2"), EINVAL, "respell FOO -> FOO2 (not equivalent)");
 	CHECK(t_dir_has(sd, "FOO") && !t_dir_has(sd, "bar") && !t_dir_has(sd, "FOO2"),
 	      "refused respells changed nothing");
-	CHECK_ERR(respell(d, "nothere", "NOTHERE"), ENOENT, "respell of a missing name: ENOENT");
-	CHECK_ERR(respell(d, "FOO", "a/b"), EINVAL, "new name with '/': EINVAL");
-	CHECK_ERR(respell(d, "FOO", ""), EINVAL, "empty new name: EINVAL");
-	CHECK_ERR(respell(d, "..", ".."), EINVAL, "from ..: EINVAL");
+	CHECK_ERR(t_respell(d, "nothere", "NOTHERE"), ENOENT, "respell of a missing name: ENOENT");
+	CHECK_ERR(t_respell(d, "FOO", "a/b"), EINVAL, "new name with '/': EINVAL");
+	CHECK_ERR(t_respell(d, "FOO", ""), EINVAL, "empty new name: EINVAL");
+	CHECK_ERR(t_respell(d, "..", ".."), EINVAL, "from ..: EINVAL");
 	{
 		struct foldfs_respell r;
 		memset(&r, 'a', sizeof r.from);
@@ -1486,25 +1470,25 @@ static void sec_respell(void)
 	/* Unicode: normalization and full case folding change the bytes. */
 	CHECK_OK(mkfile(t_path(d, "caf\xc3\xa9"), "c"), "create café (NFC)");
 	ino_t cafe = t_ino(t_path(d, "caf\xc3\xa9"));
-	CHECK_OK(respell(d, "CAF\xc3\x89", "cafe\xcc\x81"), "respell CAFÉ -> café in NFD");
+	CHECK_OK(t_respell(d, "CAF\xc3\x89", "cafe\xcc\x81"), "respell CAFÉ -> café in NFD");
 	CHECK(t_dir_has(sd, "cafe\xcc\x81") && !t_dir_has(sd, "caf\xc3\xa9"),
 	      "SOURCE stores the NFD bytes");
 	CHECK(t_ino(t_path(d, "caf\xc3\xa9")) == cafe, "NFC café is still the same inode");
 	CHECK_OK(mkfile(t_path(d, "Stra\xc3\x9f" "e"), "s"), "create Straße");
-	CHECK_OK(respell(d, "strasse", "STRASSE"), "respell Straße -> STRASSE (ß folds to ss)");
+	CHECK_OK(t_respell(d, "strasse", "STRASSE"), "respell Straße -> STRASSE (ß folds to ss)");
 	CHECK(t_dir_has(sd, "STRASSE") && t_file_is(t_path(d, "stra\xc3\x9f" "e"), "s"),
 	      "stored STRASSE, straße still finds it");
-	CHECK_ERR(respell(d, "STRASSE", "strase"), EINVAL, "STRASSE -> strase: EINVAL");
+	CHECK_ERR(t_respell(d, "STRASSE", "strase"), EINVAL, "STRASSE -> strase: EINVAL");
 
 	/* Ill-formed names without strict: only their own bytes. */
 	t_write_file(t_path(sd, "blob\xff"), "b");
-	CHECK_ERR(respell(d, "blob\xff", "BLOB\xff"), EINVAL,
+	CHECK_ERR(t_respell(d, "blob\xff", "BLOB\xff"), EINVAL,
 		  "ill-formed blob\\xff -> BLOB\\xff: not equivalent, EINVAL");
-	CHECK_OK(respell(d, "blob\xff", "blob\xff"), "ill-formed name onto itself: no-op");
+	CHECK_OK(t_respell(d, "blob\xff", "blob\xff"), "ill-formed name onto itself: no-op");
 
 	/* Not a folding directory, not a directory, not foldfs. */
 	CHECK_OK(mkfile(t_path(pl, "Foo"), "p"), "create plain/Foo");
-	CHECK_ERR(respell(pl, "Foo", "FOO"), EINVAL, "respell in a plain directory: EINVAL");
+	CHECK_ERR(t_respell(pl, "Foo", "FOO"), EINVAL, "respell in a plain directory: EINVAL");
 	CHECK(t_dir_has(t_path(m.src, "plain"), "Foo"), "plain/Foo unchanged");
 	{
 		struct foldfs_respell r;
@@ -1516,7 +1500,7 @@ static void sec_respell(void)
 		if (fd >= 0)
 			close(fd);
 	}
-	CHECK_ERR(respell(m.src, "fold", "FOLD"), ENOTTY,
+	CHECK_ERR(t_respell(m.src, "fold", "FOLD"), ENOTTY,
 		  "on a directory of SOURCE's own file system: ENOTTY (the number is free there)");
 
 	/* A directory respelled while a process works inside it. */
@@ -1525,7 +1509,7 @@ static void sec_respell(void)
 	char here[4096];
 	if (CHECK(getcwd(here, sizeof here) && chdir(t_path(d, "cwd")) == 0, "chdir fold/cwd")) {
 		ino_t cwdino = t_ino(".");
-		CHECK_OK(respell(d, "cwd", "CWD"), "respell cwd -> CWD while our cwd is inside it");
+		CHECK_OK(t_respell(d, "cwd", "CWD"), "respell cwd -> CWD while our cwd is inside it");
 		char buf[4096];
 		char *g = getcwd(buf, sizeof buf);
 		CHECK(g != NULL, "getcwd() inside the respelled directory works (%s)",
@@ -1609,7 +1593,7 @@ static void sec_respell(void)
 	/* Read-only mount. */
 	t_umount(&m);
 	if (t_mount(&m, m.src, "ro") == 0) {
-		CHECK_ERR(respell(d, "FOO", "foo"), EROFS, "read-only mount: EROFS");
+		CHECK_ERR(t_respell(d, "FOO", "foo"), EROFS, "read-only mount: EROFS");
 		rc = run_tool(out, sizeof out, ff, "--respell", t_path(d, "FOO"), "foo", NULL);
 		CHECK(rc == 1 && contains(out, "read-only"), "read-only: exit 1, says so (%d: %s)",
 		      rc, out);
@@ -1621,7 +1605,7 @@ static void sec_respell(void)
 	struct t_mount nf = {0};
 	if (t_mount(&nf, t_newdir("src-respell-nofold"), "nofold") == 0) {
 		CHECK_OK(mkfile(t_path(nf.mnt, "Foo"), "n"), "nofold: create Foo");
-		CHECK_ERR(respell(nf.mnt, "Foo", "FOO"), EINVAL, "nofold mount: EINVAL");
+		CHECK_ERR(t_respell(nf.mnt, "Foo", "FOO"), EINVAL, "nofold mount: EINVAL");
 		CHECK(t_dir_has(nf.src, "Foo"), "nofold: Foo unchanged");
 		t_umount(&nf);
 	}
@@ -1633,13 +1617,13 @@ static void sec_respell(void)
 	struct t_mount s = {0};
 	if (t_mount(&s, src, "casefold,strict") == 0) {
 		CHECK_OK(mkfile(t_path(s.mnt, "good"), "g"), "strict: create good");
-		CHECK_OK(respell(s.mnt, "good", "GOOD"), "strict: respell good -> GOOD");
+		CHECK_OK(t_respell(s.mnt, "good", "GOOD"), "strict: respell good -> GOOD");
 		CHECK(t_dir_has(src, "GOOD"), "strict: SOURCE stores GOOD");
-		CHECK_ERR(respell(s.mnt, "GOOD", "GOOD\xff"), EINVAL,
+		CHECK_ERR(t_respell(s.mnt, "GOOD", "GOOD\xff"), EINVAL,
 			  "strict: ill-formed new name: EINVAL");
-		CHECK_ERR(respell(s.mnt, "bad\xff", "bad\xff"), EINVAL,
+		CHECK_ERR(t_respell(s.mnt, "bad\xff", "bad\xff"), EINVAL,
 			  "strict: even an ill-formed stored name onto itself: EINVAL");
-		CHECK_ERR(respell(s.mnt, ".FOLDFS", ".foldfs"), EPERM,
+		CHECK_ERR(t_respell(s.mnt, ".FOLDFS", ".foldfs"), EPERM,
 			  "a .FOLDFS made in SOURCE cannot take the record's name: EPERM");
 		rc = run_tool(out, sizeof out, ff, "--respell", t_path(s.mnt, "GOOD"), "good\xff",
 			      NULL);

@@ -928,6 +928,11 @@ static void acl_user_checks(const char *mnt, const char *src)
 	CHECK(same_xattr(t_path(mnt, "Shared/ViewDir"), t_path(src, "Shared/NativeDir"),
 			 "system.posix_acl_default"),
 	      "user: and the same default ACL");
+	/* Respelling is a rename: the ACL's write permission allows it too
+	 * (Shared is 0755, root's). */
+	CHECK_OK(t_respell(t_path(mnt, "shared"), "viewfile", "VIEWFILE"),
+		 "user: respell Shared/ViewFile -> VIEWFILE (ACL grants write)");
+	CHECK(t_dir_has(t_path(src, "Shared"), "VIEWFILE"), "user: SOURCE has VIEWFILE");
 
 	/* Without a default ACL the caller's umask is applied. */
 	umask(027);

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64
 #include "harness.h"
+#include "../../fs/foldfs_ioctl.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -940,4 +942,20 @@ ino_t t_ino(const char *path)
 	if (lstat(path, &st) == -1)
 		return 0;
 	return st.st_ino;
+}
+
+int t_respell(const char *dir, const char *from, const char *to)
+{
+	struct foldfs_respell r;
+	memset(&r, 0, sizeof r);
+	snprintf(r.from, sizeof r.from, "%s", from);
+	snprintf(r.to, sizeof r.to, "%s", to);
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	int rc = ioctl(fd, FOLDFS_IOC_RESPELL, &r);
+	int e = errno;
+	close(fd);
+	errno = e;
+	return rc;
 }

@@ -133,6 +133,8 @@ ssize_t t_read_file(const char *path, char *buf, size_t cap); /* NUL-terms */
 int t_file_is(const char *path, const char *want);
 /* Does directory dir list an entry whose bytes are exactly name? */
 int t_dir_has(const char *dir, const char *name);
+/* FOLDFS_IOC_RESPELL on directory dir; -1 with errno on failure. */
+int t_respell(const char *dir, const char *from, const char *to);
 /* Number of entries other than "." and "..", -1 on error. */
 long t_dir_count(const char *dir);
 ino_t t_ino(const char *path); /* lstat inode, 0 if it fails */
