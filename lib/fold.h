@@ -26,7 +26,9 @@
  *    Precisely: counting the non-starters of the decomposed (and, in the
  *    folding forms, folded) text, the 31st of a run starts a new run, as
  *    if U+034F COMBINING GRAPHEME JOINER stood before it; nothing is
- *    emitted for the cut.  Marks are reordered only within a run, and
+ *    emitted for the cut.  U+0345, whose fold U+03B9 is a starter, counts
+ *    as the mark it is where it is ordered among the marks (that is,
+ *    except under FOLD_KERNEL_ORDER).  Marks are reordered only within a run, and
  *    composition does not reach across a cut.  Text without such runs
  *    (all real text) is normalized exactly as UAX #15 says.
  *  - A code point's data at version V: the newest tables, restricted by
@@ -150,8 +152,9 @@ struct fold_ctx {
  *           version this build knows), "utf8-X.Y" or "utf8-X.Y.Z" naming a
  *           Unicode version listed by fold_unicode_versions().
  * Returns 0, FOLD_ENOENC, FOLD_EVERSION or FOLD_EINVAL.  A well-formed
- * "utf8-X.Y[.Z]" naming no known version ("utf8-12.1.1", "utf8-16.0") is
- * FOLD_EVERSION; anything else unknown ("latin1", "utf8-x") FOLD_ENOENC.
+ * "utf8-X.Y[.Z]" (decimal numbers) naming no known version
+ * ("utf8-12.1.1", "utf8-16.0", "utf8-1234.0") is FOLD_EVERSION; anything
+ * else unknown ("latin1", "utf8-x") FOLD_ENOENC.
  */
 int fold_init(struct fold_ctx *ctx, const char *encoding, enum fold_form form,
 	      unsigned flags);
@@ -166,7 +169,8 @@ int fold_init(struct fold_ctx *ctx, const char *encoding, enum fold_form form,
  *           ill-formed name, which libfold keeps opaque: a continuation
  *           byte after a complete character (passed through), and a NUL
  *           (ends the name).
- * Returns 0 or FOLD_ENOENC.
+ * Returns 0, FOLD_ENOENC (no such profile) or FOLD_EINVAL (ctx or profile
+ * NULL).
  */
 int fold_init_profile(struct fold_ctx *ctx, const char *profile);
 
@@ -174,8 +178,10 @@ int fold_init_profile(struct fold_ctx *ctx, const char *profile);
 const char *fold_strerror(int err);
 
 /* Canonical encoding name of ctx ("ascii", "utf8-12.1.0") into buf,
- * NUL-terminated.  Returns its length, or the length needed if cap is
- * too small (then buf holds a truncated, NUL-terminated prefix). */
+ * NUL-terminated.  Returns its length without the NUL, as snprintf does:
+ * a result >= cap means buf was too small and holds a truncated,
+ * NUL-terminated prefix.  FOLD_EINVAL for a bad ctx, or buf NULL with a
+ * cap. */
 int fold_encoding_name(const struct fold_ctx *ctx, char *buf, size_t cap);
 
 /* The Unicode versions this build supports, oldest first, as "X.Y.Z"

@@ -247,7 +247,7 @@ int fold_cmp(const struct fold_ctx *ctx, const char *a, size_t an,
 {
 	if (!fold_ctx_ok(ctx) || (!a && an) || (!b && bn))
 		return FOLD_EINVAL;
-	return cmp(ctx, a, an, b, bn, ORDER);
+	return cmp(ctx, a ? a : "", an, b ? b : "", bn, ORDER);
 }
 
 int fold_equal(const struct fold_ctx *ctx, const char *a, size_t an,
@@ -255,7 +255,7 @@ int fold_equal(const struct fold_ctx *ctx, const char *a, size_t an,
 {
 	if (!fold_ctx_ok(ctx) || (!a && an) || (!b && bn))
 		return 0;
-	return cmp(ctx, a, an, b, bn, EQUAL) == 0;
+	return cmp(ctx, a ? a : "", an, b ? b : "", bn, EQUAL) == 0;
 }
 
 int fold_cmpz(const struct fold_ctx *ctx, const char *a, const char *b)

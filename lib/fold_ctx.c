@@ -7,16 +7,17 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Parse a decimal number of at most 3 digits; NULL if none. */
+/* Parse a decimal number; NULL if there is none.  A long one saturates:
+ * it names no version either way ("utf8-1234.0" is FOLD_EVERSION). */
 static const char *num(const char *s, unsigned *v)
 {
-	unsigned n = 0, d = 0;
-	while (*s >= '0' && *s <= '9' && d < 3) {
-		n = n * 10 + (unsigned)(*s++ - '0');
-		d++;
-	}
+	const char *b = s;
+	unsigned n = 0;
+	for (; *s >= '0' && *s <= '9'; s++)
+		if (n < 100000)
+			n = n * 10 + (unsigned)(*s - '0');
 	*v = n;
-	return d && !(*s >= '0' && *s <= '9') ? s : NULL;
+	return s != b ? s : NULL;
 }
 
 int fold_init(struct fold_ctx *ctx, const char *encoding, enum fold_form form,

@@ -44,6 +44,8 @@ ssize_t fold_normalize(const struct fold_ctx *ctx, const char *s, size_t n,
 	int bad;
 	if (!fold_ctx_ok(ctx) || (!s && n) || (!out && cap))
 		return FOLD_EINVAL;
+	if (!s)
+		s = ""; /* (NULL, 0): no arithmetic on a null pointer */
 	/* an ill-formed name must leave out untouched: check first */
 	if (fold_check(ctx, s, n) >= 0)
 		return FOLD_EILSEQ;
@@ -75,6 +77,8 @@ ssize_t fold_key(const struct fold_ctx *ctx, const char *s, size_t n,
 {
 	if (!fold_ctx_ok(ctx) || (!s && n) || (!out && cap))
 		return FOLD_EINVAL;
+	if (!s)
+		s = ""; /* (NULL, 0): no arithmetic on a null pointer */
 	if (!(ctx->flags & FOLD_STRICT) && cap >= FS_OUTCAP) {
 		/* the common case: a well-formed name whose key is one
 		 * piece, written in place (a name that proves ill formed

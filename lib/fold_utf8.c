@@ -84,7 +84,7 @@ int fold_validate(const struct fold_ctx *ctx, const char *s, size_t n,
 	long bad;
 	if (!fold_ctx_ok(ctx) || (!s && n))
 		return FOLD_EINVAL;
-	bad = fold_check(ctx, s, n);
+	bad = fold_check(ctx, s ? s : "", n);
 	if (bad < 0)
 		return 0;
 	if (bad_offset)

@@ -117,6 +117,9 @@ void conf_encoding(void)
 	init_is("utf8-12.1.1", FOLD_EVERSION);
 	init_is("utf8-16.0", FOLD_EVERSION);
 	init_is("utf8-99.0.0", FOLD_EVERSION);
+	init_is("utf8-1234.0", FOLD_EVERSION); /* well formed, however long */
+	init_is("utf8-15.0.99999999999", FOLD_EVERSION);
+	init_is("utf8-12.x", FOLD_ENOENC);
 	init_is("latin1", FOLD_ENOENC);
 	init_is("iso8859-1", FOLD_ENOENC);
 	ck(fold_init(&c, "", FOLD_NFD, 0) < 0, "empty encoding accepted");

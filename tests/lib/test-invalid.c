@@ -572,6 +572,22 @@ static void check_edges(void)
 	   "fold_normalize(NULL ctx) not EINVAL");
 	ck(fold_validate(NULL, "a", 1, NULL) == FOLD_EINVAL,
 	   "fold_validate(NULL ctx) not EINVAL");
+	/* (NULL, 0) is the empty name, in every context: the library must
+	 * not do arithmetic on the null pointer (UBSan in lib-asan) */
+	for (size_t i = 0; i < sizeof ctxs / sizeof ctxs[0]; i++) {
+		if (!init(&c, &ctxs[i], 0))
+			continue;
+		ck(fold_validate(&c, NULL, 0, NULL) == 0 &&
+			   fold_key(&c, NULL, 0, NULL, 0) == 0 &&
+			   fold_key(&c, NULL, 0, out, sizeof out) == 0 &&
+			   fold_normalize(&c, NULL, 0, out, sizeof out) == 0 &&
+			   fold_equal(&c, NULL, 0, "", 0) == 1 &&
+			   fold_equal(&c, "x", 1, NULL, 0) == 0 &&
+			   fold_cmp(&c, NULL, 0, "x", 1) < 0 &&
+			   fold_cmp(&c, "x", 1, NULL, 0) > 0 &&
+			   fold_hash(&c, &seed, NULL, 0) == fold_hash(&c, &seed, "", 0),
+		   "ctx %zu: (NULL, 0) is not the empty name everywhere", i);
+	}
 	if (!init(&c, &ctxs[4], 0))
 		return;
 	ck(fold_key(&c, "", 0, out, sizeof out) == 0, "key of \"\" not empty");
