@@ -193,6 +193,25 @@ static int log_write_header(struct check *c)
 	return r;
 }
 
+/* A new log's directory entry made durable too, before the first rename
+ * it announces (fdatasync of the log covers only the file). */
+static int log_sync_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? strndup(path, (size_t)(slash - path) + 1) : NULL;
+	int fd, r = 0;
+
+	if (slash && !dir)
+		return -ENOMEM;
+	fd = open(dir ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fsync(fd) < 0)
+		r = errno == EINVAL || errno == EROFS ? 0 : -errno;
+	if (fd >= 0)
+		close(fd);
+	free(dir);
+	return r;
+}
+
 int fix_open_log(struct check *c)
 {
 	struct stat st;
@@ -234,6 +253,8 @@ int fix_open_log(struct check *c)
 	} else {
 		r = st.st_size ? log_check_existing(c, st.st_size)
 			       : log_write_header(c);
+		if (r == 0 && !st.st_size)
+			r = log_sync_dir(c->log_name);
 		if (r < 0 && r != -EEXIST)
 			fprintf(stderr,
 				"foldfs-check: %s: cannot write rename log: "
