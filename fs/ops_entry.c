@@ -455,10 +455,14 @@ void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 			 * CREATE can only answer a regular file. */
 			int pfd = r;
 			if ((fi->flags & O_EXCL) || !S_ISREG(st.st_mode)) {
+				/* A symbolic link, FIFO or device cannot be
+				 * the answer to a CREATE: ESTALE makes the
+				 * kernel look the name up again (LOOKUP_REVAL)
+				 * and open what it finds, as open(2) would. */
 				close(pfd);
-				r = S_ISDIR(st.st_mode) && !(fi->flags & O_EXCL)
-					    ? -EISDIR
-					    : -EEXIST;
+				r = (fi->flags & O_EXCL) ? -EEXIST :
+				    S_ISDIR(st.st_mode)	 ? -EISDIR :
+							   -ESTALE;
 				goto out;
 			}
 			/* The kernel checks no permission for a CREATE (it

@@ -330,15 +330,21 @@ static void run_create_over_negative(void)
 {
 	static const struct {
 		const char *dir, *view, *src;
+		char kind; /* what SOURCE gets: f file, d directory, l symbolic
+			      link (to ../DIR-target), p FIFO */
 		int flags, err; /* err: the errno open must fail with, or 0 */
 		const char *what;
 	} cases[] = {
-		{ "d1", "report.txt", "REPORT.TXT", O_CREAT | O_WRONLY | O_APPEND, 0,
+		{ "d1", "report.txt", "REPORT.TXT", 'f', O_CREAT | O_WRONLY | O_APPEND, 0,
 		  "O_CREAT opens the existing REPORT.TXT" },
-		{ "d2", "notes.txt", "NOTES.TXT", O_CREAT | O_EXCL | O_WRONLY, EEXIST,
+		{ "d2", "notes.txt", "NOTES.TXT", 'f', O_CREAT | O_EXCL | O_WRONLY, EEXIST,
 		  "O_CREAT|O_EXCL fails: NOTES.TXT exists" },
-		{ "d3", "sub", "SUB", O_CREAT | O_WRONLY, EISDIR,
+		{ "d3", "sub", "SUB", 'd', O_CREAT | O_WRONLY, EISDIR,
 		  "O_CREAT of a directory's other spelling: EISDIR" },
+		{ "d4", "link", "LINK", 'l', O_CREAT | O_WRONLY | O_APPEND, 0,
+		  "O_CREAT of a symbolic link's other spelling opens its target" },
+		{ "d5", "fifo", "FIFO", 'p', O_CREAT | O_RDONLY | O_NONBLOCK, 0,
+		  "O_CREAT of a FIFO's other spelling opens the FIFO" },
 	};
 	t_section("O_CREAT over a cached negative entry after SOURCE made an equivalent name");
 	const char *src = t_newdir("src-neg");
@@ -349,13 +355,26 @@ static void run_create_over_negative(void)
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		const char *vd = t_path(m.mnt, cases[i].dir), *sd = t_path(src, cases[i].dir);
 		const char *vp = t_path(vd, cases[i].view), *sp = t_path(sd, cases[i].src);
+		char target[64];
+		snprintf(target, sizeof target, "../%s-target", cases[i].dir);
 		CHECK_OK(mkdir(vd, 0755), "view: mkdir %s", cases[i].dir);
 		CHECK_ERR(stat(vp, &st), ENOENT, "view: %s/%s absent (a negative entry now)",
 			  cases[i].dir, cases[i].view);
-		if (cases[i].err == EISDIR)
+		switch (cases[i].kind) {
+		case 'd':
 			CHECK_OK(mkdir(sp, 0755), "SOURCE: mkdir %s/%s", cases[i].dir, cases[i].src);
-		else
+			break;
+		case 'l':
+			src_write(t_path(sd, target), "old");
+			CHECK_OK(symlink(target, sp), "SOURCE: symlink %s/%s", cases[i].dir,
+				 cases[i].src);
+			break;
+		case 'p':
+			CHECK_OK(mkfifo(sp, 0644), "SOURCE: mkfifo %s/%s", cases[i].dir, cases[i].src);
+			break;
+		default:
 			src_write(sp, "old");
+		}
 		errno = 0;
 		int fd = open(vp, cases[i].flags, 0644);
 		int e = errno;
@@ -365,7 +384,11 @@ static void run_create_over_negative(void)
 		} else {
 			CHECK(fd >= 0, "view: %s/%s: %s (%s)", cases[i].dir, cases[i].view,
 			      cases[i].what, fd >= 0 ? "ok" : strerror(e));
-			CHECK(fd >= 0 && write(fd, "+new", 4) == 4, "-> write through it");
+		}
+		if (fd >= 0 && cases[i].kind == 'p') {
+			CHECK(fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode), "-> it is the FIFO");
+		} else if (fd >= 0 && !cases[i].err) {
+			CHECK(write(fd, "+new", 4) == 4, "-> write through it");
 			CHECK(t_file_is(sp, "old+new"), "-> SOURCE's %s/%s has the write",
 			      cases[i].dir, cases[i].src);
 		}
