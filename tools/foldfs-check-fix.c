@@ -234,8 +234,10 @@ int fix_open_log(struct check *c)
 		} else {
 			c->log_name = strdup(c->log_path);
 		}
-		if (!c->log_name)
+		if (!c->log_name) {
+			c->log_err = ENOMEM;
 			return -ENOMEM;
+		}
 	}
 	c->log_fd = open(c->log_name,
 			 O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY,
@@ -317,15 +319,15 @@ static int log_line(struct check *c, const char *verb, const char *path,
 		r = log_write(c, line, n);
 		if (r == 0 && fdatasync(c->log_fd) < 0)
 			r = -errno;
-		if (r < 0) {
-			fprintf(stderr,
-				"foldfs-check: %s: cannot write rename log: "
-				"%s; no more renames\n",
-				c->log_name, strerror(-r));
-			c->log_err = -r;
-		}
 	} else {
 		r = -ENOMEM;
+	}
+	if (r < 0) {
+		fprintf(stderr,
+			"foldfs-check: %s: cannot write rename log: %s; no "
+			"more renames\n",
+			c->log_name, strerror(-r));
+		c->log_err = -r;
 	}
 	free(line);
 	free(h1);
@@ -409,10 +411,8 @@ int fix_rename(struct check *c, int dirfd, const char *path, size_t pathlen,
 		 * what it renames by inode, so --undo never moves another
 		 * file that took the name later. */
 		r = c->log_err ? -c->log_err : 0;
-		if (!r && c->log_fd < 0 && fix_open_log(c) < 0) {
-			r = -c->log_err;
+		if (!r && c->log_fd < 0 && (r = fix_open_log(c)) < 0)
 			c->st.errors++;
-		}
 		if (!r && fstatat(dirfd, old, &ost, AT_SYMLINK_NOFOLLOW) < 0)
 			r = -errno;
 		else if (!r && ost.st_dev == c->log_dev &&
@@ -424,11 +424,10 @@ int fix_rename(struct check *c, int dirfd, const char *path, size_t pathlen,
 				      "outside the tree)");
 			return -EBUSY;
 		}
-		if (!r && log_line(c, "rename", path, pathlen, old, oldlen,
-				   new, newlen, (unsigned long long)ost.st_ino) < 0) {
-			r = -c->log_err;
+		if (!r && (r = log_line(c, "rename", path, pathlen, old,
+					 oldlen, new, newlen,
+					 (unsigned long long)ost.st_ino)) < 0)
 			c->st.errors++;
-		}
 		if (r < 0) {
 			c->st.rename_failed++;
 			report_rename(c, path, pathlen, old, oldlen, new,
