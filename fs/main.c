@@ -783,9 +783,12 @@ int main(int argc, char **argv)
 		    (rs[1] == '\0' || rm[strlen(rs)] == '/'))
 			die("MOUNTPOINT %s is inside SOURCE %s: the view would "
 			    "contain itself", F.mountpoint, F.source);
-		free(rm);
 		if (rs)
 			F.source = rs; /* absolute, for fsname and messages */
+		/* absolute: the daemon changes to / (daemonized or not),
+		 * and libfuse unmounts it by this name at a signal */
+		if (rm)
+			F.mountpoint = rm;
 	}
 
 	/* The record and the comparison context */

@@ -1736,6 +1736,27 @@ static void sec_stop_with_waiter(void)
 		close(s);
 }
 
+/* Started as "foldfs src-rel-N mnt-N" from the scratch root: the daemon
+ * changes to / at start, so it must unmount by the absolute name when a
+ * signal (SIGTERM, Ctrl-C) stops it, or the mount is left dead. */
+static void sec_relative_stop(void)
+{
+	t_section("relative SOURCE and MOUNTPOINT: SIGTERM unmounts");
+	struct t_mount m = {.relative = 1};
+	int st = 0;
+	if (t_mount(&m, t_newdir("src-rel"), "casefold"))
+		return;
+	CHECK_OK(t_write_file(t_path(m.mnt, "Rel"), "r"), "create Rel");
+	CHECK(t_file_is(t_path(m.mnt, "REL"), "r"), "REL folds");
+	CHECK(m.pid > 0 && kill(m.pid, SIGTERM) == 0, "SIGTERM to the daemon");
+	CHECK(m.pid > 0 && wait_bounded(m.pid, &st, 20) == 0 && WIFEXITED(st) &&
+		      WEXITSTATUS(st) == 0,
+	      "-> the daemon exits with status 0");
+	CHECK(!t_is_mounted(m.mnt), "-> and %s is no longer mounted", m.mnt);
+	m.pid = 0;
+	t_umount(&m); /* only if it is still there */
+}
+
 int main(int argc, char **argv)
 {
 	t_init(argc, argv, help, NULL);
@@ -1778,6 +1799,7 @@ int main(int argc, char **argv)
 	sec_single();
 	sec_source_locks();
 	sec_stop_with_waiter();
+	sec_relative_stop();
 	sec_allow_other();
 	sec_create_existing();
 	sec_acl();

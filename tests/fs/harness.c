@@ -616,6 +616,12 @@ int t_mount(struct t_mount *m, const char *src, const char *opts)
 		argv[n++] = t_opt.foldfs;
 		argv[n++] = m->src;
 		argv[n++] = m->mnt;
+		size_t rl = strlen(t_opt.root);
+		if (m->relative && !strncmp(m->src, t_opt.root, rl) && m->src[rl] == '/' &&
+		    !strncmp(m->mnt, t_opt.root, rl) && m->mnt[rl] == '/' && chdir(t_opt.root) == 0) {
+			argv[1] = m->src + rl + 1;
+			argv[2] = m->mnt + rl + 1;
+		}
 		argv[n++] = "-f";
 		if (m->single)
 			argv[n++] = "-s";

@@ -85,6 +85,8 @@ struct t_mount {
 	pid_t pid; /* daemon pid (foreground mode), 0 if unknown */
 	int live;
 	int single; /* set before mounting: run the daemon with -s */
+	int relative; /* set before mounting: name SOURCE and MOUNTPOINT
+			 relative to the scratch root (its working dir) */
 };
 
 /* A fresh empty directory under the scratch root: "<root>/<prefix>-N". */
