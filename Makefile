@@ -64,7 +64,7 @@ demo:
 	@scripts/demo.sh $(BUILD)
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/sbin \
+	install -d $(DESTDIR)$(PREFIX)/bin \
 	  $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
 	  $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/man/man1 \
 	  $(DESTDIR)$(PREFIX)/share/man/man3 $(DESTDIR)$(PREFIX)/share/man/man8
@@ -77,8 +77,26 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
 	  lib/libfold.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/libfold.pc
 	$(if $(INSTALL_BIN),install -m 755 $(INSTALL_BIN) $(DESTDIR)$(PREFIX)/bin/)
-	$(if $(INSTALL_SBIN),install -m 755 $(INSTALL_SBIN) $(DESTDIR)$(PREFIX)/sbin/)
 	$(if $(INSTALL_MAN),scripts/install-man.sh $(DESTDIR)$(PREFIX)/share/man $(INSTALL_MAN))
+	@# the dynamic linker's cache, where it is the system's to update
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then \
+	  echo ldconfig; ldconfig; fi
+
+# Removes exactly what install installs (and sbin/foldfs, where earlier
+# builds put it).
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/include/fold.h \
+	  $(DESTDIR)$(PREFIX)/include/foldfs_ioctl.h \
+	  $(DESTDIR)$(PREFIX)/lib/libfold.a \
+	  $(DESTDIR)$(PREFIX)/lib/libfold.so.$(VERSION) \
+	  $(DESTDIR)$(PREFIX)/lib/libfold.so.$(SOVERSION) \
+	  $(DESTDIR)$(PREFIX)/lib/libfold.so \
+	  $(DESTDIR)$(PREFIX)/lib/pkgconfig/libfold.pc \
+	  $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(INSTALL_BIN))) \
+	  $(DESTDIR)$(PREFIX)/sbin/foldfs
+	$(if $(INSTALL_MAN),scripts/install-man.sh --uninstall $(DESTDIR)$(PREFIX)/share/man $(INSTALL_MAN))
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then \
+	  echo ldconfig; ldconfig; fi
 
 clean:
 	rm -rf build build-*

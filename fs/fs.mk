@@ -21,4 +21,6 @@ $(BUILD)/foldfs: $(FOLDFS_OBJS) $(RECORD_O) $(LIBFOLD_A)
 foldfs: $(BUILD)/foldfs
 
 ALL_TARGETS += $(BUILD)/foldfs
-INSTALL_SBIN += $(BUILD)/foldfs
+# bin, not sbin: users mount their own trees (fusermount3), and mount(8)
+# finds fuse.foldfs helpers in bin too
+INSTALL_BIN += $(BUILD)/foldfs

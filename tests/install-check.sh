@@ -16,9 +16,10 @@ else
 fi
 p=$tmp/usr
 for f in include/fold.h lib/libfold.a lib/libfold.so lib/pkgconfig/libfold.pc \
-	include/foldfs_ioctl.h bin/foldfs-norm bin/foldfs-check sbin/foldfs \
+	include/foldfs_ioctl.h bin/foldfs-norm bin/foldfs-check bin/foldfs \
 	share/man/man1/foldfs-norm.1 share/man/man8/foldfs.8 \
-	share/man/man1/foldfs-check.1 share/man/man3/libfold.3; do
+	share/man/man1/foldfs-check.1 share/man/man3/libfold.3 \
+	share/man/man3/fold_key.3 share/man/man3/fold_hashz.3; do
 	if [ -e "$p/$f" ]; then ok "installed $f"; else bad "missing $f"; fi
 done
 soname=$(objdump -p "$p/lib/libfold.so" 2>/dev/null | awk '/SONAME/ {print $2}')
@@ -46,6 +47,24 @@ if cc -Wall -Werror -I"$p/include" "$tmp/client.c" "$p/lib/libfold.a" -o "$tmp/c
 	ok "client linked statically and ran"
 else
 	bad "static client"; cat "$tmp/cc2.log"
+fi
+# "man fold_key" finds libfold(3) through its one-line page
+if [ "$(cat "$p/share/man/man3/fold_key.3" 2>/dev/null)" = ".so man3/libfold.3" ]; then
+	ok "man3/fold_key.3 is .so man3/libfold.3"
+else
+	bad "man3/fold_key.3 is not a .so link to libfold.3"
+fi
+# uninstall removes every file install put there, and only those
+touch "$p/lib/someone-elses.so"
+if ${MAKE:-make} --no-print-directory -s uninstall PREFIX="$tmp/usr" >"$tmp/ulog" 2>&1; then
+	left=$(find "$p" -type f -o -type l | grep -v '/someone-elses.so$')
+	if [ -z "$left" ] && [ -e "$p/lib/someone-elses.so" ]; then
+		ok "make uninstall removed all it installed, nothing else"
+	else
+		bad "make uninstall left: $left"
+	fi
+else
+	bad "make uninstall"; cat "$tmp/ulog"
 fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
