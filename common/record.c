@@ -429,20 +429,19 @@ int foldfs_record_write(int rootfd, const struct foldfs_record *rec)
 	if (n < 0 || (size_t)n >= sizeof text)
 		return -EINVAL;
 
-	/* The temporary name is unique per process; a leftover from a crash
-	 * with the same pid is ours to replace. */
+	/* A temporary name of our own (pid, then a number): one that exists
+	 * is somebody's file, never removed (it may be a user's, or another
+	 * writer's in progress). */
 	for (tries = 0;; tries++) {
-		snprintf(tmp, sizeof tmp, "%s.tmp.%ld", FOLDFS_RECORD_NAME,
-			 (long)getpid());
+		snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%d", FOLDFS_RECORD_NAME,
+			 (long)getpid(), tries);
 		fd = openat(rootfd, tmp,
 			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 				    O_CLOEXEC,
 			    0644);
 		if (fd >= 0)
 			break;
-		if (errno != EEXIST || tries > 0)
-			return -errno;
-		if (unlinkat(rootfd, tmp, 0) < 0 && errno != ENOENT)
+		if (errno != EEXIST || tries >= 999)
 			return -errno;
 	}
 	r = write_all(fd, text, (size_t)n);

@@ -56,6 +56,27 @@ void rep_escape(FILE *f, const char *s, size_t n)
 	}
 }
 
+const char *rep_q(const char *s)
+{
+	static char *ring[4];
+	static unsigned at;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return s;
+	rep_escape(f, s, strlen(s));
+	if (fclose(f) != 0 || !buf) {
+		free(buf);
+		return s;
+	}
+	at = (at + 1) % 4;
+	free(ring[at]);
+	ring[at] = buf;
+	return buf;
+}
+
 void rep_json_str(FILE *f, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -176,18 +197,32 @@ void rep_error(struct check *c, const char *path, size_t pathlen,
 void rep_note(struct check *c, const char *fmt, ...)
 {
 	va_list ap;
-	char buf[1024];
+	char *buf;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
+	if (vasprintf(&buf, fmt, ap) < 0)
+		buf = NULL;
 	va_end(ap);
+	if (!buf)
+		return;
 	if (c->json) {
 		fputs("{\"type\":\"note\",\"message\":", stdout);
 		rep_json_str(stdout, buf, strlen(buf));
 		fputs("}\n", stdout);
 	} else if (!c->quiet) {
-		printf("foldfs-check: %s\n", buf);
+		printf("foldfs-check: %s\n", rep_q(buf));
 	}
+	free(buf);
+}
+
+void rep_flags_text(unsigned flags, char *buf, size_t cap)
+{
+	size_t l;
+
+	foldfs_flags_format(flags, buf, cap);
+	l = strlen(buf);
+	if (flags & FOLD_KERNEL_ORDER)
+		snprintf(buf + l, cap - l, "%skernel-order", l ? "," : "");
 }
 
 void rep_summary(struct check *c, int status)
@@ -196,7 +231,7 @@ void rep_summary(struct check *c, int status)
 	char flags[64];
 
 	rep_progress(c, NULL, 0, 1);
-	foldfs_flags_format(c->ctx.flags, flags, sizeof flags);
+	rep_flags_text(c->ctx.flags, flags, sizeof flags);
 	if (c->json) {
 		fputs("{\"type\":\"summary\",", stdout);
 		rep_json_name(stdout, "path", c->root, strlen(c->root));

@@ -573,8 +573,9 @@ static void whatif_dir(struct check *c, const char *path, size_t pathlen,
 	for (i = 0; i < n; i++)
 		group_insert(c, i, 1);
 
-	/* Names that would be refused under a strict target. */
-	if (c->tflags & FOLD_STRICT) {
+	/* Names that would be refused under a strict target (a strict
+	 * base reports them already: nothing changes for them). */
+	if ((c->tflags & FOLD_STRICT) && !(c->ctx.flags & FOLD_STRICT)) {
 		for (i = 0; i < n; i++) {
 			size_t off;
 

@@ -184,6 +184,49 @@ static int read_dir(struct walk *w, int fd, int is_record_dir)
 	return err;
 }
 
+/* The directories --casefold-dir set the attribute on (it had not), so
+ * that a failure can take it off exactly those again. */
+static int xset_add(struct check *c, dev_t dev, ino_t ino)
+{
+	if (c->nxset == c->capxset) {
+		size_t nc = c->capxset ? 2 * c->capxset : 64;
+		struct devino *n = realloc(c->xset, nc * sizeof *n);
+
+		if (!n)
+			return -ENOMEM;
+		c->xset = n;
+		c->capxset = nc;
+	}
+	c->xset[c->nxset].dev = dev;
+	c->xset[c->nxset].ino = ino;
+	c->nxset++;
+	return 0;
+}
+
+static int devino_cmp(const void *a, const void *b)
+{
+	const struct devino *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+/* (sorted by walk_sort_xset() before the walk that asks) */
+static int xset_has(struct check *c, dev_t dev, ino_t ino)
+{
+	struct devino k = {dev, ino};
+
+	return c->nxset &&
+	       bsearch(&k, c->xset, c->nxset, sizeof k, devino_cmp) != NULL;
+}
+
+void walk_sort_xset(struct check *c)
+{
+	if (c->nxset)
+		qsort(c->xset, c->nxset, sizeof *c->xset, devino_cmp);
+}
+
 /* Analyse the directory at the top of the stack and keep its subdirs. */
 static void visit(struct walk *w)
 {
@@ -196,13 +239,23 @@ static void visit(struct walk *w)
 
 	c->st.dirs++;
 	c->dir_reported = 0;
-	if (c->setting_xattr) {
-		r = foldfs_dir_casefold_set(l->fd, 1);
+	if (c->setting_xattr == XATTR_SET) {
+		int had = foldfs_dir_casefold_get(l->fd) == 1;
+
+		r = had ? 0 : foldfs_dir_casefold_set(l->fd, 1);
 		if (r < 0)
 			rep_error(c, w->path, l->pathlen, NULL,
 				  "set " FOLDFS_XATTR_CASEFOLD, -r);
 		else
 			c->st.xattr_set++;
+		if (!r && !had && xset_add(c, l->dev, l->ino) < 0)
+			rep_error(c, w->path, l->pathlen, NULL,
+				  "remember " FOLDFS_XATTR_CASEFOLD, ENOMEM);
+	} else if (c->setting_xattr == XATTR_UNDO) {
+		if (xset_has(c, l->dev, l->ino) &&
+		    (r = foldfs_dir_casefold_set(l->fd, 0)) < 0)
+			rep_error(c, w->path, l->pathlen, NULL,
+				  "remove " FOLDFS_XATTR_CASEFOLD, -r);
 	} else if (c->force_casefold) {
 		folds = 1;
 	} else {

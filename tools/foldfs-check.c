@@ -150,10 +150,19 @@ static int find_record(struct check *c, int upward)
 	}
 	for (;;) {
 		struct stat st;
-		int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		/* O_PATH: a directory we may search but not list (0711)
+		 * can still hold the record */
+		int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 
-		if (fd < 0)
-			break;
+		if (fd < 0) {
+			r = -errno;
+			fprintf(stderr,
+				"foldfs-check: cannot look for the encoding "
+				"record in %s: %s\n",
+				rep_q(dir), strerror(-r));
+			free(dir);
+			return r;
+		}
 		if (fstat(fd, &st) < 0 || st.st_dev != st0.st_dev) {
 			close(fd);
 			break;
@@ -170,8 +179,8 @@ static int find_record(struct check *c, int upward)
 		}
 		if (r != -ENOENT) {
 			fprintf(stderr, "foldfs-check: %s/%s: %s\n",
-				strcmp(dir, "/") ? dir : "", FOLDFS_RECORD_NAME,
-				err);
+				strcmp(dir, "/") ? rep_q(dir) : "",
+				FOLDFS_RECORD_NAME, err);
 			free(dir);
 			return r;
 		}
@@ -185,18 +194,6 @@ static int find_record(struct check *c, int upward)
 	}
 	free(dir);
 	return -ENOENT;
-}
-
-/* The flags as the report names them: the record's, and the kernel's
- * order of marks that --profile ext4 adds. */
-static void flags_text(unsigned flags, char *buf, size_t cap)
-{
-	size_t l;
-
-	foldfs_flags_format(flags, buf, cap);
-	l = strlen(buf);
-	if (flags & FOLD_KERNEL_ORDER)
-		snprintf(buf + l, cap - l, "%skernel-order", l ? "," : "");
 }
 
 static int init_ctx(struct fold_ctx *ctx, const char *enc, unsigned flags,
@@ -224,8 +221,9 @@ static int setup_tree(struct check *c, const char *path)
 		c->root_len--;
 	c->root_abs = realpath(path, NULL);
 	if (!c->root_abs) {
-		fprintf(stderr, "foldfs-check: %s: %s\n", path,
-			strerror(errno));
+		int e = errno;
+		fprintf(stderr, "foldfs-check: %s: %s\n", rep_q(path),
+			strerror(e));
 		return EXIT_OPERATIONAL;
 	}
 	c->have_record = 0;
@@ -234,6 +232,18 @@ static int setup_tree(struct check *c, const char *path)
 	r = find_record(c, upward);
 	if (r < 0 && r != -ENOENT)
 		return EXIT_OPERATIONAL;
+	if (c->mode == MODE_SET_ENCODING && !c->have_record &&
+	    find_record(c, 1) == 0) {
+		/* A record here would hide the enclosing one for this
+		 * subtree, whose names follow that one now. */
+		fprintf(stderr,
+			"foldfs-check: refusing --set-encoding: %s is inside "
+			"the tree recorded in %s/%s; set the encoding there\n",
+			rep_q(c->root),
+			strcmp(c->record_dir, "/") ? rep_q(c->record_dir) : "",
+			FOLDFS_RECORD_NAME);
+		return EXIT_UNCORRECTED;
+	}
 
 	enc = c->encoding_opt ? c->encoding_opt
 	      : c->have_record ? c->rec.encoding
@@ -278,7 +288,7 @@ static int setup_tree(struct check *c, const char *path)
 		if (tfl != flags) {
 			size_t l = strlen(c->tenc_name);
 
-			flags_text(tfl, fl, sizeof fl);
+			rep_flags_text(tfl, fl, sizeof fl);
 			snprintf(c->tenc_name + l, sizeof c->tenc_name - l,
 				 "[%s]", fl[0] ? fl : "no flags");
 		}
@@ -290,7 +300,7 @@ static int setup_tree(struct check *c, const char *path)
 	}
 	memset(&c->st, 0, sizeof c->st);
 
-	flags_text(flags, fl, sizeof fl);
+	rep_flags_text(flags, fl, sizeof fl);
 	if (c->json) {
 		fputs("{\"type\":\"tree\",", stdout);
 		rep_json_name(stdout, "path", path, strlen(path));
@@ -332,7 +342,7 @@ static int setup_tree(struct check *c, const char *path)
 		else if (c->encoding_opt || c->have_flags_opt)
 			printf(" (from the command line)");
 		else if (c->have_record)
-			printf(" (record %s%s%s)", c->record_dir,
+			printf(" (record %s%s%s)", rep_q(c->record_dir),
 			       strcmp(c->record_dir, "/") ? "/" : "",
 			       FOLDFS_RECORD_NAME);
 		else
@@ -382,8 +392,9 @@ static int do_info(struct check *c, const char *path)
 	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r;
 
 	if (fd < 0) {
-		fprintf(stderr, "foldfs-check: %s: %s\n", path,
-			strerror(errno));
+		int e = errno;
+		fprintf(stderr, "foldfs-check: %s: %s\n", rep_q(path),
+			strerror(e));
 		return EXIT_OPERATIONAL;
 	}
 	r = foldfs_record_read(fd, &rec, err, sizeof err);
@@ -397,12 +408,12 @@ static int do_info(struct check *c, const char *path)
 			printf("%s: no encoding record (%s); foldfs creates "
 			       "one at the first read-write mount (default "
 			       "%s)\n",
-			       path, FOLDFS_RECORD_NAME, DEFAULT_ENCODING);
+			       rep_q(path), FOLDFS_RECORD_NAME, DEFAULT_ENCODING);
 		}
 		return 1;
 	}
 	if (r < 0) {
-		fprintf(stderr, "foldfs-check: %s/%s: %s\n", path,
+		fprintf(stderr, "foldfs-check: %s/%s: %s\n", rep_q(path),
 			FOLDFS_RECORD_NAME, err);
 		return EXIT_OPERATIONAL;
 	}
@@ -421,7 +432,7 @@ static int do_info(struct check *c, const char *path)
 		rep_json_str(stdout, rec.creator, strlen(rec.creator));
 		fputs("}\n", stdout);
 	} else {
-		foldfs_record_print(&rec, path, stdout);
+		foldfs_record_print(&rec, rep_q(path), stdout);
 	}
 	return 0;
 }
@@ -435,7 +446,7 @@ static int do_set_encoding(struct check *c)
 		fprintf(stderr,
 			"foldfs-check: %s: parts of the tree could not be "
 			"read; the record is unchanged\n",
-			c->root);
+			rep_q(c->root));
 		return status | EXIT_UNCORRECTED;
 	}
 	if (c->st.class_changes || c->st.would_collide || c->st.would_split ||
@@ -444,7 +455,7 @@ static int do_set_encoding(struct check *c)
 			"foldfs-check: %s: refusing --set-encoding %s: the "
 			"names listed above would change equivalence; rename "
 			"them (or use --fix) and retry\n",
-			c->root, c->tenc_name);
+			rep_q(c->root), c->tenc_name);
 		return status | EXIT_UNCORRECTED;
 	}
 	memset(&rec, 0, sizeof rec);
@@ -457,8 +468,9 @@ static int do_set_encoding(struct check *c)
 	rec.flags = c->tflags;
 	fd = open(c->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
-		fprintf(stderr, "foldfs-check: %s: %s\n", c->root,
-			strerror(errno));
+		int e = errno;
+		fprintf(stderr, "foldfs-check: %s: %s\n", rep_q(c->root),
+			strerror(e));
 		return EXIT_OPERATIONAL;
 	}
 	snprintf(rec.creator, sizeof rec.creator, "foldfs-check %s",
@@ -467,13 +479,14 @@ static int do_set_encoding(struct check *c)
 	close(fd);
 	if (r < 0) {
 		fprintf(stderr, "foldfs-check: %s/%s: cannot write: %s\n",
-			c->root, FOLDFS_RECORD_NAME, strerror(-r));
+			rep_q(c->root), FOLDFS_RECORD_NAME, strerror(-r));
 		return EXIT_OPERATIONAL;
 	}
 	rep_note(c, "%s: encoding record set to %s (was %s%s)", c->root,
 		 c->tenc_name, c->enc_name,
 		 c->have_record ? "" : ", no record");
-	return status & ~EXIT_UNCORRECTED;
+	/* collisions (and strict errors) that were there stay problems */
+	return status;
 }
 
 static int do_casefold_dir(struct check *c)
@@ -484,15 +497,42 @@ static int do_casefold_dir(struct check *c)
 	if (status & (EXIT_OPERATIONAL | EXIT_UNCORRECTED)) {
 		fprintf(stderr,
 			"foldfs-check: %s: refusing to turn on casefold: %s\n",
-			c->root,
+			rep_q(c->root),
 			status & EXIT_UNCORRECTED
 				? "collisions or invalid names remain (see "
 				  "above; --fix --yes resolves collisions)"
 				: "parts of the tree could not be read");
 		return status | EXIT_UNCORRECTED;
 	}
-	c->setting_xattr = 1;
+	c->nxset = 0;
+	c->setting_xattr = XATTR_SET;
 	walk_tree(c, c->root);
+	if (c->st.errors) {
+		/* All or nothing: take it off where this run put it. */
+		uint64_t failed = c->st.errors;
+
+		walk_sort_xset(c);
+		c->setting_xattr = XATTR_UNDO;
+		walk_tree(c, c->root);
+		if (c->st.errors == failed)
+			fprintf(stderr,
+				"foldfs-check: %s: could not set the casefold "
+				"attribute everywhere (errors above); removed "
+				"it again from the %zu director%s this run "
+				"had set it on: nothing changed\n",
+				rep_q(c->root), c->nxset,
+				c->nxset == 1 ? "y" : "ies");
+		else
+			fprintf(stderr,
+				"foldfs-check: %s: could not set the casefold "
+				"attribute everywhere, nor remove it again "
+				"from all %zu director%s this run had set it "
+				"on (errors above): the tree now folds in "
+				"part\n",
+				rep_q(c->root), c->nxset,
+				c->nxset == 1 ? "y" : "ies");
+		c->st.xattr_set = 0;
+	}
 	c->setting_xattr = 0;
 	/* Report the check's counts, plus what the second walk did. */
 	keep.xattr_set = c->st.xattr_set;
@@ -701,6 +741,13 @@ int main(int argc, char **argv)
 		return usage_error("--set-encoding already compares with the "
 				   "new encoding",
 				   NULL);
+	if ((c.mode == MODE_SET_ENCODING || c.mode == MODE_CASEFOLD_DIR) &&
+	    (c.encoding_opt || c.have_flags_opt))
+		return usage_error("--set-encoding and --casefold-dir check "
+				   "under the tree's own record (or foldfs's "
+				   "defaults): not with --encoding or --flags "
+				   "(--set-flags names the new flags)",
+				   NULL);
 	if (c.have_set_flags && c.mode != MODE_SET_ENCODING)
 		return usage_error("--set-flags only goes with --set-encoding",
 				   NULL);
@@ -764,6 +811,7 @@ int main(int argc, char **argv)
 	fix_close_log(&c);
 	dirbuf_free(&c.db);
 	free(c.kbuf);
+	free(c.xset);
 	free(c.kbuf2);
 	free(c.log_name);
 	fflush(stdout);

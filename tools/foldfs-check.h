@@ -111,7 +111,11 @@ struct check {
 	int record_root_fd_dev_ino_set;
 	dev_t rec_dev;
 	ino_t rec_ino;		  /* directory holding .foldfs (skip it there) */
-	int setting_xattr;	  /* walk only sets the casefold attribute */
+	int setting_xattr;	  /* walk only sets the casefold attribute
+				     (XATTR_SET), or takes it off where this
+				     run set it (XATTR_UNDO) */
+	struct devino *xset;	  /* directories this run set it on */
+	size_t nxset, capxset;
 	struct stats st;
 	int dir_reported;	  /* current directory header printed (text) */
 
@@ -129,8 +133,17 @@ struct check {
 	struct dirbuf db;
 };
 
+#define XATTR_SET 1
+#define XATTR_UNDO 2
+struct devino {
+	dev_t dev;
+	ino_t ino;
+};
+
 /* walk.c */
 int walk_tree(struct check *c, const char *path);
+/* Before a walk with setting_xattr = XATTR_UNDO. */
+void walk_sort_xset(struct check *c);
 
 /* scan.c: analyse one directory (fd open on it); may rename via fix.c. */
 void scan_dir(struct check *c, int dirfd, const char *path, size_t pathlen,
@@ -179,6 +192,12 @@ int undo_log(struct check *c, const char *logpath);
  * or 0 when s[0] does not start one. */
 void rep_escape(FILE *f, const char *s, size_t n);
 void rep_json_str(FILE *f, const char *s, size_t n);
+/* s escaped as rep_escape() writes it, for messages; valid until four
+ * more calls. */
+const char *rep_q(const char *s);
+/* The flags as reports name them: the record's, and the kernel's order of
+ * marks that --profile ext4 adds. */
+void rep_flags_text(unsigned flags, char *buf, size_t cap);
 /* Close a JSON object on stdout, with "error": strerror(err) if err. */
 void rep_json_end(int err);
 void rep_hex(FILE *f, const char *s, size_t n);

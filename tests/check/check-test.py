@@ -1127,6 +1127,106 @@ def test_set_encoding_info():
     check(rc == 8 and b"line 3" in err, "--info on a malformed record")
 
 
+def test_record_rules():
+    """Which record a check uses, and what --set-encoding and
+    --casefold-dir may change."""
+    root = fresh("t-rules")
+    d = mkdir(root, b"docs")
+    mkfile(d, u("\uff21"))    # fullwidth A: equals "a" only under compat
+    mkfile(d, b"a")
+    open(os.path.join(root, ".foldfs"), "w").write(
+        "format=1\nencoding=utf8-12.1\nflags=compat\n")
+    os.chmod(os.path.join(root, ".foldfs"), 0o644)
+    # A record in a directory one may search but not list (0711).
+    os.chmod(root, 0o711)
+    if reachable_by(65534, d):
+        rc, out, err = run(["--casefold", d], user=65534)
+        check(rc == 4 and b"collision" in out and b"no encoding record"
+              not in out, "record in a 0711 directory is read (%d) %r" %
+              (rc, (out + err)[-300:]))
+    else:
+        print("skipped: uid 65534 cannot reach %s" % d)
+    os.chmod(root, 0o755)
+    # --set-encoding checks under the tree's own record only.
+    rc, out, err = run(["--casefold", "--flags", "compat", "--set-encoding",
+                        "utf8-12.1", root])
+    check(rc == 16, "--set-encoding with --flags: usage error (%d)" % rc)
+    rc, out, err = run(["--encoding", "utf8-15.0", "--casefold-dir", d])
+    check(rc == 16, "--casefold-dir with --encoding: usage error (%d)" % rc)
+    rc, out, err = run(["--casefold", "--set-encoding", "utf8-15.0", d])
+    check(rc == 4 and not os.path.exists(os.path.join(d, ".foldfs")) and
+          b"is inside the tree recorded in" in err,
+          "--set-encoding in a recorded tree's subdirectory refused (%d) %r"
+          % (rc, err[-200:]))
+    # Collisions that stay (the new record changes no class) are still
+    # problems: exit 4, record written.
+    rc, out, err = run(["--casefold", "--set-encoding", "utf8-15.0",
+                        "--set-flags", "compat", root])
+    check(rc == 4 and b"encoding=utf8-15.0.0\n" in record_text(root),
+          "--set-encoding with collisions left: written, exit 4 (%d)" % rc)
+    # Strict that stays strict is not a change for ill-formed names.
+    open(os.path.join(root, ".foldfs"), "w").write(
+        "format=1\nencoding=utf8-12.1\nflags=strict\n")
+    os.unlink(os.path.join(os.fsencode(d), u("\uff21")))
+    mkfile(d, b"bad\xff")
+    rc, out, err = run(["--casefold", "--set-encoding", "utf8-15.0", root])
+    check(rc == 4 and b"encoding=utf8-15.0.0\n" in record_text(root) and
+          b"would change" not in err,
+          "strict stays strict: not refused for ill-formed names (%d) %r" %
+          (rc, err[-200:]))
+    # The record's temporary file never replaces a file of that name.
+    os.unlink(os.path.join(root, ".foldfs"))
+    p = subprocess.run(["sh", "-c", 'echo precious > "$1/.foldfs.tmp.$$" && '
+                        'echo precious > "$1/.foldfs.tmp.$$.0" && exec "$2" '
+                        '-q --set-encoding utf8-12.1 "$1"', "sh", root, CHECK],
+                       capture_output=True)
+    tmps = [n for n in os.listdir(root) if n.startswith(".foldfs.tmp.")]
+    check(len(tmps) == 2 and all(open(os.path.join(root, n)).read() ==
+                                 "precious\n" for n in tmps) and
+          b"encoding=utf8-12.1.0\n" in record_text(root),
+          "a file named like the temporary record survives (%r)" % tmps)
+    # --profile ext4: the summary names the flags as the tree object does.
+    rc, objs, err = jrun(["--profile", "ext4", d])
+    check(summary(objs).get("flags") == by_type(objs, "tree")[0]["flags"] ==
+          "ignorables,kernel-order", "ext4 flags in tree and summary: %r" %
+          summary(objs).get("flags"))
+    # Text output escapes a PATH's control bytes everywhere.
+    odd = mkdir(root, b"x\x1b[2J\nFAKE")
+    rc, out, err = run(["--info", odd])
+    rc2, out2, err2 = run(["--casefold", odd])
+    check(b"\x1b" not in out + err + out2 + err2 and
+          b"\\x1b" in out + out2, "control bytes of a PATH escaped: %r" %
+          (out + err + out2 + err2)[-300:])
+    # --casefold-dir is all or nothing: a part it cannot set (read-only)
+    # leaves no directory with the attribute it did not have.
+    cf = os.path.join(os.fsencode(TMP), b"t-rules-cf")
+    if os.path.exists(cf):
+        subprocess.run(["umount", os.path.join(cf, b"D/b")],
+                       capture_output=True)
+        shutil.rmtree(cf)
+    for sub in (b"D/a/a1", b"D/b/b1", b"D/c/c1"):
+        os.makedirs(os.path.join(cf, sub))
+    ro = os.path.join(cf, b"D/b")
+    if (subprocess.run(["mount", "--bind", ro, ro]).returncode or
+            subprocess.run(["mount", "-o", "remount,bind,ro", ro]).returncode):
+        print("skipped: cannot make a read-only bind mount")
+        return
+    try:
+        rc, out, err = run(["--casefold-dir", os.fsdecode(os.path.join(cf, b"D"))])
+        have = []
+        for dp, dn, fn in os.walk(cf):
+            try:
+                os.getxattr(dp, "user.foldfs.casefold")
+                have.append(dp)
+            except OSError:
+                pass
+        check(rc == 12 and not have and b"removed it again" in err,
+              "--casefold-dir failing in part sets nothing (%d) %r %r" %
+              (rc, have, err[-200:]))
+    finally:
+        subprocess.run(["umount", ro])
+
+
 def test_deep():
     root = fresh("t-deep")
     p = os.fsencode(root)
@@ -1265,7 +1365,7 @@ for t in (test_record_unit, test_known_collisions, test_random_model,
           test_json_escaping, test_exit_codes, test_fix_undo,
           test_interrupted, test_log_safety, test_upgrade, test_profiles,
           test_kernel_profile, test_casefold_dir,
-          test_set_encoding_info, test_deep, test_progress,
+          test_set_encoding_info, test_record_rules, test_deep, test_progress,
           test_daemon_agrees, test_help):
     before = failed
     try:
