@@ -690,6 +690,17 @@ void op_destroy(void *userdata)
 	(void)userdata;
 }
 
+/* The status of a command that only prints (--help, --info...), unless
+ * what it printed did not arrive. */
+static int printed(int status)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "foldfs: write error on output\n");
+		return 1;
+	}
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o;
@@ -708,7 +719,7 @@ int main(int argc, char **argv)
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			fputs(usage_text, stdout);
 			fputs(help_text, stdout);
-			return 0;
+			return printed(0);
 		} else if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
 			const char *const *l;
 			size_t n = fold_unicode_versions(&l);
@@ -717,19 +728,19 @@ int main(int argc, char **argv)
 			       FOLDFS_VERSION, FOLD_API_VERSION,
 			       n ? l[0] : "?", n ? l[n - 1] : "?",
 			       FUSE_MAJOR_VERSION, FUSE_MINOR_VERSION);
-			return 0;
+			return printed(0);
 		} else if (!strcmp(a, "--info")) {
 			if (i + 1 >= argc || i + 2 != argc) {
 				fputs(usage_text, stderr);
 				return 1;
 			}
-			return do_info(argv[i + 1]);
+			return printed(do_info(argv[i + 1]));
 		} else if (!strcmp(a, "--respell")) {
 			if (i + 3 != argc) {
 				fputs(usage_text, stderr);
 				return 1;
 			}
-			return do_respell(argv[i + 1], argv[i + 2]);
+			return printed(do_respell(argv[i + 1], argv[i + 2]));
 		} else if (!strcmp(a, "-f")) {
 			F.foreground = 1;
 		} else if (!strcmp(a, "-d")) {

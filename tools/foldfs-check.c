@@ -597,7 +597,7 @@ static int usage_error(const char *msg, const char *arg)
 	return EXIT_USAGE;
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
 	static struct check c;
 	const char *casefold_dir = NULL;
@@ -814,8 +814,16 @@ int main(int argc, char **argv)
 	free(c.xset);
 	free(c.kbuf2);
 	free(c.log_name);
-	fflush(stdout);
-	if (ferror(stdout)) {
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	int status = run(argc, argv);
+
+	/* Every way out (--info, --undo, --help...): what went to standard
+	 * output must have arrived. */
+	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "foldfs-check: write error on output\n");
 		status |= EXIT_OPERATIONAL;
 	}

@@ -350,7 +350,7 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
 	const char *encoding = NULL, *profile = NULL;
 	enum fold_form form = FOLD_CASEFOLD;
@@ -434,7 +434,7 @@ int main(int argc, char **argv)
 	}
 	if (list) {
 		list_encodings();
-		return ferror(stdout) ? ST_ERROR : ST_OK;
+		return ST_OK;
 	}
 	if (cmp + g.hash + g.check > 1)
 		return usage_error("--cmp, --hash and --check exclude each "
@@ -555,10 +555,19 @@ int main(int argc, char **argv)
 		}
 	}
 	free(g.out);
+	return g.status;
+}
+
+int main(int argc, char **argv)
+{
+	int st = run(argc, argv);
+
+	/* Every way out (--help, --cmp -v, --list-encodings...): what went
+	 * to standard output must have arrived. */
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "foldfs-norm: write error: %s\n",
 			strerror(errno));
 		return ST_ERROR;
 	}
-	return g.status;
+	return st;
 }

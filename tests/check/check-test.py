@@ -1227,6 +1227,26 @@ def test_record_rules():
         subprocess.run(["umount", ro])
 
 
+def test_write_errors():
+    """Output that cannot be written is an operational error on every
+    path, for foldfs-check and foldfs's printing commands."""
+    root = fresh("t-full")
+    run(["-q", "--set-encoding", "utf8-12.1", root])  # --info prints it
+    daemon = os.path.join(BUILD, "foldfs")
+    cmds = [[CHECK, "--info", root], [CHECK, "--help"],
+            [CHECK, "--casefold", root]]
+    if os.path.exists(daemon):
+        cmds += [[daemon, "--info", root], [daemon, "--help"],
+                 [daemon, "--version"]]
+    for argv in cmds:
+        with open("/dev/full", "wb") as full:
+            p = subprocess.run(argv, stdout=full, stderr=subprocess.PIPE)
+        want = 1 if argv[0] == daemon else 8
+        check(p.returncode & want and b"write error" in p.stderr,
+              "%s > /dev/full fails (%d)" %
+              (" ".join(os.path.basename(a) for a in argv), p.returncode))
+
+
 def test_deep():
     root = fresh("t-deep")
     p = os.fsencode(root)
@@ -1365,7 +1385,8 @@ for t in (test_record_unit, test_known_collisions, test_random_model,
           test_json_escaping, test_exit_codes, test_fix_undo,
           test_interrupted, test_log_safety, test_upgrade, test_profiles,
           test_kernel_profile, test_casefold_dir,
-          test_set_encoding_info, test_record_rules, test_deep, test_progress,
+          test_set_encoding_info, test_record_rules, test_write_errors,
+          test_deep, test_progress,
           test_daemon_agrees, test_help):
     before = failed
     try:

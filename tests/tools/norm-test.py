@@ -250,6 +250,15 @@ check(rc == 2 and b"--help" in err, "unknown option -> 2")
 rc, out, err = run(["--cmp", "--hash", "--", "a", "b"])
 check(rc == 2, "--cmp with --hash refused")
 
+# Output that cannot be written is an error (exit 2) on every path.
+for argv, stdin in ((["--list-encodings"], b""), (["--cmp", "-v", "a", "a"], b""),
+                    (["--help"], b""), (["--hash", "--", "a"], b""), ([], b"x\n")):
+    with open("/dev/full", "wb") as full:
+        p = subprocess.run([NORM] + argv, input=stdin, stdout=full,
+                           stderr=subprocess.PIPE)
+    check(p.returncode == 2 and b"write error" in p.stderr,
+          "%s > /dev/full -> 2 (%d)" % (" ".join(argv) or "stdin", p.returncode))
+
 # A long name and a long line are handled without truncation.
 long = u("\u00c5") * 5000
 rc, out, err = run(["--form", "nfd"], long + b"\n")
