@@ -730,6 +730,10 @@ static int run(int argc, char **argv)
 				   NULL);
 	if (c.yes && !c.fix)
 		return usage_error("--yes only goes with --fix", NULL);
+	if (c.log_path && !c.fix)
+		return usage_error("--log only goes with --fix (--undo takes "
+				   "its log as its argument)",
+				   NULL);
 	if (c.fix && (c.whatif || c.upgrade_to || c.toggle_compat ||
 		      c.toggle_ignorables || c.mode == MODE_SET_ENCODING))
 		return usage_error("--fix cannot be combined with a what-if "

@@ -101,8 +101,8 @@ static void usage(FILE *f)
 "     under --strict\n"
 "\n"
 "Examples:\n"
-"  printf 'Stra\\xc3\\x9fe\\n' | foldfs-norm             # strasse\n"
-"  foldfs-norm --form nfc -- \"$(printf 'e\\xcc\\x81')\"  # é (U+00E9)\n"
+"  printf 'Stra\\303\\237e\\n' | foldfs-norm             # strasse\n"
+"  foldfs-norm --form nfc -- \"$(printf 'e\\314\\201')\"  # é (U+00E9)\n"
 "  foldfs-norm --cmp -- Floß FLOSS && echo same\n"
 "  find . -print0 | foldfs-norm -0 --check\n"
 "\n"
@@ -139,17 +139,35 @@ static int parse_form(const char *s, enum fold_form *f)
 	return -1;
 }
 
+/* One to sixteen hex digits, nothing else (no sign, blank or 0x, which
+ * strtoull would take), ending at end; -1 if not. */
+static int hex64(const char *s, char end, uint64_t *v, const char **next)
+{
+	uint64_t x = 0;
+	int n = 0;
+
+	for (; *s != end; s++, n++) {
+		int d = *s >= '0' && *s <= '9'	 ? *s - '0'
+			: *s >= 'a' && *s <= 'f' ? *s - 'a' + 10
+			: *s >= 'A' && *s <= 'F' ? *s - 'A' + 10
+						 : -1;
+		if (d < 0 || n == 16)
+			return -1;
+		x = x << 4 | (uint64_t)d;
+	}
+	if (!n)
+		return -1;
+	*v = x;
+	*next = s;
+	return 0;
+}
+
 static int parse_seed(const char *s, struct fold_seed *seed)
 {
-	char *e;
+	const char *e;
 
-	errno = 0;
-	seed->k0 = strtoull(s, &e, 16);
-	if (e == s || *e != ':' || errno)
-		return -1;
-	s = e + 1;
-	seed->k1 = strtoull(s, &e, 16);
-	if (e == s || *e || errno)
+	if (hex64(s, ':', &seed->k0, &e) < 0 ||
+	    hex64(e + 1, '\0', &seed->k1, &e) < 0)
 		return -1;
 	return 0;
 }
@@ -226,7 +244,10 @@ static int do_name(const char *s, size_t n, const char *file,
 			printf("%s%s%s %lu: byte offset %zu: ill-formed UTF-8\n",
 			       file ? file : "", file ? ": " : "", unit, no,
 			       off);
-			return 0;
+			if (!g.strict)
+				return 0;
+			g.status = ST_ERROR; /* the first one stops it */
+			return -1;
 		}
 		fflush(stdout);
 		fprintf(stderr,

@@ -36,7 +36,5 @@ $(FOLDFS_CHECK): $(FOLDFS_CHECK_OBJS) $(RECORD_O) $(LIBFOLD_A)
 tools: $(FOLDFS_NORM) $(FOLDFS_CHECK)
 
 ALL_TARGETS += $(FOLDFS_NORM) $(FOLDFS_CHECK)
-# foldfs-check is documented in section 8 but installed in bin: it is
-# useful without privileges on one's own trees.
 INSTALL_BIN += $(FOLDFS_NORM) $(FOLDFS_CHECK)
 INSTALL_MAN += man/foldfs.8 man/foldfs-check.1 man/foldfs-norm.1 man/libfold.3

@@ -226,6 +226,13 @@ rc5, out5, _ = run(["--hash", "--form", "nfc"], u("Stra\u00dfe\n"))
 check(out5.split(b"\n")[0] != hs[0], "context is mixed into the hash")
 rc, out, err = run(["--hash", "--seed", "xyz"], b"a\n")
 check(rc == 2, "bad --seed -> 2")
+# exactly two hex numbers of at most 64 bits: no sign, blank, 0x or extra
+for bad in ("-1:2", "0x1:2", " 1:2", "1: 2", "1:2:3", "1:", ":2",
+            "10000000000000000:0"):
+    check(run(["--hash", "--seed", bad], b"a\n")[0] == 2,
+          "--seed %r -> 2" % bad)
+check(run(["--hash", "--seed", "ffffffffffffffff:0"], b"a\n")[0] == 0,
+      "--seed of 16 hex digits accepted")
 rc, out, err = run(["--hash"], b"caf\xe9\n")
 check(rc == 1 and len(out) == 17 and b"line 1" in err,
       "--hash of an ill-formed name: opaque hash plus warning")
@@ -249,6 +256,11 @@ rc, out, err = run(["--bogus"])
 check(rc == 2 and b"--help" in err, "unknown option -> 2")
 rc, out, err = run(["--cmp", "--hash", "--", "a", "b"])
 check(rc == 2, "--cmp with --hash refused")
+
+# --check --strict: the first ill-formed name is reported and stops it.
+rc, out, err = run(["--check", "--strict"], b"ok\nba\xffd\nx\xfey\n")
+check(rc == 2 and out == b"line 2: byte offset 2: ill-formed UTF-8\n",
+      "--check --strict stops at the first bad name with 2 (%d) %r" % (rc, out))
 
 # Output that cannot be written is an error (exit 2) on every path.
 for argv, stdin in ((["--list-encodings"], b""), (["--cmp", "-v", "a", "a"], b""),
