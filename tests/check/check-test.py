@@ -670,6 +670,8 @@ def test_log_safety():
               "log %r: --undo restores the tree (%d) %r" %
               (name[:12], rc, err[-200:]))
 
+    check(run(["--casefold", "--log", "x.log", root])[0] == 16,
+          "--log without --fix: usage error")
     # An existing file that is not a log is never appended to.
     before = tree()
     notes = os.path.join(TMP, "notes.txt")
