@@ -8,11 +8,13 @@
  * /proc/self/fd/N, which names the object itself (also a symlink: the
  * magic link is not followed further).
  *
- * POSIX ACLs are written as the caller (creds_enter): SOURCE's file
- * system then clears the set-group-ID bit when a caller outside the
- * file's group sets an access ACL, as it would without the view (the
- * kernel asks the daemon to do that only through FUSE_SETXATTR_EXT,
- * which libfuse 3.14 does not offer), and checks ownership itself.
+ * Every change is made as the caller (creds_enter).  The kernel checks
+ * user.* and trusted.* itself, but leaves system.* to the file system: so
+ * SOURCE's checks ownership for POSIX ACLs (and clears the set-group-ID
+ * bit when a caller outside the file's group sets an access ACL, which the
+ * kernel asks of the daemon only through FUSE_SETXATTR_EXT, absent from
+ * libfuse 3.14) and for system.nfs4_acl and the like.  trusted.* names are
+ * listed to root callers only, as ext4 lists them to CAP_SYS_ADMIN.
  */
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64
@@ -28,25 +30,16 @@ static int ours(const char *name)
 	return !strncmp(name, FOLDFS_XATTR_PREFIX, strlen(FOLDFS_XATTR_PREFIX));
 }
 
-static int is_acl(const char *name)
-{
-	return !strcmp(name, "system.posix_acl_access") ||
-	       !strcmp(name, "system.posix_acl_default");
-}
-
-/* setxattr (value non-NULL) or removexattr of name on proc, as the caller
- * for ACLs; 0 or an errno. */
+/* setxattr (value non-NULL) or removexattr of name on proc, as the
+ * caller; 0 or an errno. */
 static int change_xattr(fuse_req_t req, const char *proc, const char *name,
 			const char *value, size_t size, int flags)
 {
 	struct creds c = {0};
-	int r;
+	int r = creds_enter(req, &c);
 
-	if (is_acl(name)) {
-		r = creds_enter(req, &c);
-		if (r)
-			return -r;
-	}
+	if (r)
+		return -r;
 	r = value ? setxattr(proc, name, value, size, flags)
 		  : removexattr(proc, name);
 	r = r < 0 ? errno : 0;
@@ -99,18 +92,18 @@ void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 {
 	char proc[64], *buf = NULL;
-	ssize_t r;
+	ssize_t r = 0;
 	size_t out = 0;
+	int hide_trusted = fuse_req_ctx(req)->uid != 0;
 
 	node_procname(node_of(ino), proc);
 	/* Our names are filtered out, so the size must be taken from the
-	 * real list; retry if it grew in between. */
+	 * real list; retry if it grew in between (ERANGE).  An empty list
+	 * needs no second call: one with size 0 would only measure. */
 	for (int tries = 0; tries < 8; tries++) {
 		r = listxattr(proc, NULL, 0);
-		if (r < 0) {
-			fuse_reply_err(req, errno);
-			return;
-		}
+		if (r <= 0)
+			break;
 		free(buf);
 		buf = malloc((size_t)r + 1);
 		if (!buf) {
@@ -126,9 +119,12 @@ void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 		free(buf);
 		return;
 	}
+	if (r)
+		buf[r] = '\0'; /* a last name without its NUL stays bounded */
 	for (ssize_t at = 0; at < r;) {
 		size_t l = strlen(buf + at) + 1;
-		if (!ours(buf + at)) {
+		if (!ours(buf + at) &&
+		    !(hide_trusted && !strncmp(buf + at, "trusted.", 8))) {
 			memmove(buf + out, buf + at, l);
 			out += l;
 		}

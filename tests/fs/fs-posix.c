@@ -846,6 +846,66 @@ static void sec_create_existing(void)
 	t_umount(&m);
 }
 
+static void list_no_trusted(const char *mnt, const char *src)
+{
+	char buf[4096];
+	(void)src;
+	ssize_t r = listxattr(t_path(mnt, "f"), buf, sizeof buf);
+	CHECK(r >= 0 && !memmem(buf, (size_t)(r > 0 ? r : 0), "trusted.", 8),
+	      "user: trusted.* is not listed (%zd bytes)", r);
+}
+
+/* listxattr while another process adds and removes an attribute in
+ * SOURCE: the daemon measures, then reads the list; a list that grew in
+ * between must be measured again, never read into the old buffer (an
+ * empty list's one-byte buffer overflowed: ASan in fs-asan, EIO here). */
+static void sec_listxattr_race(void)
+{
+	t_section("listxattr while SOURCE's attributes change; trusted.* for root only");
+	const char *src = t_newdir("src-xattr");
+	struct t_mount m = {0};
+	static const char longname[] =
+		"user.racer-with-a-name-long-enough-to-overrun-any-small-buffer";
+	if (t_mount(&m, src, "casefold,allow_other"))
+		return;
+	CHECK_OK(t_write_file(t_path(m.mnt, "f"), "x"), "create f");
+	fflush(stdout);
+	pid_t w = fork();
+	if (w == 0) {
+		const char *sf = t_path(src, "f");
+		for (;;) {
+			setxattr(sf, longname, "v", 1, 0);
+			removexattr(sf, longname);
+		}
+	}
+	t_track_child(w);
+	char buf[4096];
+	long calls = 0, bad = 0;
+	double end = t_now() + 2;
+	while (t_now() < end) {
+		ssize_t r = listxattr(t_path(m.mnt, "F"), buf, sizeof buf);
+		calls++;
+		if (r < 0 || (r > 0 && !(r == (ssize_t)sizeof longname &&
+					 !memcmp(buf, longname, sizeof longname))))
+			bad++;
+	}
+	kill(w, SIGKILL);
+	waitpid(w, NULL, 0);
+	CHECK(calls > 0 && bad == 0, "%ld listxattr calls, %ld wrong or failed", calls, bad);
+
+	/* trusted.* as ext4 shows it: to root, not to other users */
+	int tr = setxattr(t_path(src, "f"), "trusted.foldfs-test", "1", 1, 0);
+	if (tr == 0) {
+		ssize_t r = listxattr(t_path(m.mnt, "f"), buf, sizeof buf);
+		CHECK(r > 0 && memmem(buf, (size_t)r, "trusted.foldfs-test", 20),
+		      "root lists trusted.foldfs-test");
+		run_as_user(list_no_trusted, m.mnt, src);
+	} else {
+		t_skip("SOURCE has no trusted.* attributes (%s)", strerror(errno));
+	}
+	t_umount(&m);
+}
+
 /* ---- POSIX ACLs ---------------------------------------------------------- */
 
 /* An ACL entry, and the system.posix_acl_* value of a list of them: a
@@ -1802,6 +1862,7 @@ int main(int argc, char **argv)
 	sec_relative_stop();
 	sec_allow_other();
 	sec_create_existing();
+	sec_listxattr_race();
 	sec_acl();
 	sec_user_mount();
 	return t_finish();
