@@ -481,7 +481,10 @@ static void owner_unlink(struct owner *o)
  * lease holder.  -errno on failure. */
 static int lock_fd_open(struct node *n)
 {
-	static const int modes[] = { O_RDWR, O_RDONLY, O_WRONLY };
+	/* O_APPEND: an append-only file (chattr +a) opens for writing only
+	 * so, and a write lock needs a descriptor open for writing */
+	static const int modes[] = { O_RDWR, O_RDWR | O_APPEND, O_RDONLY,
+				     O_WRONLY };
 	char proc[64];
 	int fd = -1;
 

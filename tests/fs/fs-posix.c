@@ -433,6 +433,29 @@ static void t_locks(const char *d)
 		r = fcntl(b, F_OFD_SETLK, &ofd2);
 	CHECK(r == 0, "[%s] after close(a) fd b gets it", L);
 	close(b);
+
+	/* An append-only file (chattr +a) opens for writing only with
+	 * O_APPEND: a write lock on such a descriptor works as on ext4. */
+	const char *ap = t_path(d, "applog");
+	int fl2 = 0, afd;
+	t_write_file(ap, "x");
+	afd = open(ap, O_RDONLY);
+	if (afd >= 0 && ioctl(afd, FS_IOC_GETFLAGS, &fl2) == 0 &&
+	    ioctl(afd, FS_IOC_SETFLAGS, &(int){fl2 | FS_APPEND_FL}) == 0) {
+		int w = open(ap, O_WRONLY | O_APPEND);
+		struct flock wl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+		int lr = w >= 0 ? fcntl(w, F_SETLK, &wl) : -1, le = errno;
+		CHECK(lr == 0, "[%s] write lock on an append-only file (%s)", L,
+		      lr ? strerror(le) : "ok");
+		if (w >= 0)
+			close(w);
+		ioctl(afd, FS_IOC_SETFLAGS, &fl2);
+	} else {
+		t_skip("[%s] no append-only flag here (%s)", L, strerror(errno));
+	}
+	if (afd >= 0)
+		close(afd);
+	unlink(ap);
 }
 
 /* Wait for pid at most secs seconds (a hang detector, not a timing
