@@ -19,9 +19,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
+
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0)
+#endif
 
 #include "record.h"
 
@@ -388,7 +393,29 @@ static int field_ok(const char *s, size_t cap)
 	return 1;
 }
 
-int foldfs_record_write(int rootfd, const struct foldfs_record *rec)
+/* Put the written temporary record in place: replacing one that exists,
+ * or (create) only if there is none, -EEXIST otherwise (two first mounts
+ * at once must not both win).  RENAME_NOREPLACE where the file system has
+ * it, else a hard link, which fails on an existing name too. */
+static int record_place(int rootfd, const char *tmp, int create)
+{
+	if (!create)
+		return renameat(rootfd, tmp, rootfd, FOLDFS_RECORD_NAME) < 0
+			       ? -errno
+			       : 0;
+	if (syscall(SYS_renameat2, rootfd, tmp, rootfd, FOLDFS_RECORD_NAME,
+		    RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -errno;
+	if (linkat(rootfd, tmp, rootfd, FOLDFS_RECORD_NAME, 0) < 0)
+		return -errno;
+	unlinkat(rootfd, tmp, 0);
+	return 0;
+}
+
+static int record_write(int rootfd, const struct foldfs_record *rec,
+			int create)
 {
 	char enc[sizeof rec->encoding], flags[64], created[32], tmp[64];
 	char text[RECORD_MAX];
@@ -449,8 +476,8 @@ int foldfs_record_write(int rootfd, const struct foldfs_record *rec)
 		r = -errno;
 	if (close(fd) < 0 && !r)
 		r = -errno;
-	if (!r && renameat(rootfd, tmp, rootfd, FOLDFS_RECORD_NAME) < 0)
-		r = -errno;
+	if (!r)
+		r = record_place(rootfd, tmp, create);
 	if (r) {
 		unlinkat(rootfd, tmp, 0);
 		return r;
@@ -464,6 +491,16 @@ int foldfs_record_write(int rootfd, const struct foldfs_record *rec)
 		close(dfd);
 	}
 	return r;
+}
+
+int foldfs_record_write(int rootfd, const struct foldfs_record *rec)
+{
+	return record_write(rootfd, rec, 0);
+}
+
+int foldfs_record_create(int rootfd, const struct foldfs_record *rec)
+{
+	return record_write(rootfd, rec, 1);
 }
 
 /* f*xattr refuse O_PATH descriptors (EBADF); the /proc/self/fd magic link

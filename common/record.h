@@ -65,6 +65,9 @@ int foldfs_record_read(int rootfd, struct foldfs_record *rec, char *err,
  * format 0 is taken as 1; an empty created/creator is filled in with the
  * current UTC time / "foldfs VERSION". */
 int foldfs_record_write(int rootfd, const struct foldfs_record *rec);
+/* The same, but only if there is no record yet: -EEXIST if there is one
+ * (another first mount was quicker), which the caller then reads. */
+int foldfs_record_create(int rootfd, const struct foldfs_record *rec);
 
 /* Fill a struct fold_ctx for comparison (FOLD_CASEFOLD form, rec's flags).
  * Returns 0 or a FOLD_E* code. */

@@ -266,11 +266,11 @@ static void one_option(struct opts *o, char *opt)
 	} else if (!strcmp(opt, "debug")) {
 		F.debug = 1; /* our messages too; libfuse's own below */
 		fuse_opt_append(o, opt);
-	} else if (!strcmp(opt, "rw")) {
-		F.readonly = 0;
+	} else if (!strcmp(opt, "rw") || !strcmp(opt, "ro")) {
+		/* the last one wins, as for mount(8); told to libfuse once
+		 * all are read */
+		F.readonly = opt[1] == 'o';
 	} else {
-		if (!strcmp(opt, "ro"))
-			F.readonly = 1;
 		if (starts(opt, "fsname="))
 			o->have_fsname = 1;
 		if (starts(opt, "subtype="))
@@ -509,8 +509,9 @@ static void settle_record(const struct opts *o)
 	struct foldfs_record rec;
 	char err[256] = "", asked[64], have[64];
 	struct fold_ctx c;
-	int r;
+	int r, retried = 0;
 
+again:
 	memset(&rec, 0, sizeof rec);
 	r = foldfs_record_read(F.root_fd, &rec, err, sizeof err);
 	if (r == -ENOENT) {
@@ -524,7 +525,13 @@ static void settle_record(const struct opts *o)
 		snprintf(rec.creator, sizeof rec.creator, "foldfs %s",
 			 FOLDFS_VERSION);
 		if (!F.readonly) {
-			r = foldfs_record_write(F.root_fd, &rec);
+			r = foldfs_record_create(F.root_fd, &rec);
+			if (r == -EEXIST && !retried) {
+				/* another first mount was quicker: its
+				 * record is the tree's now */
+				retried = 1;
+				goto again;
+			}
 			if (r < 0)
 				fprintf(stderr,
 					"foldfs: warning: cannot write the "
@@ -534,9 +541,12 @@ static void settle_record(const struct opts *o)
 					strerror(-r));
 		}
 	} else if (r < 0) {
-		die("%s/%s: %s\nfoldfs: the record cannot be used by this "
-		    "build; inspect it with foldfs --info and fix it with "
-		    "foldfs-check --set-encoding",
+		die("%s/%s: %s\nfoldfs: this build cannot use the record.  "
+		    "If it names a newer Unicode version or format, use a "
+		    "newer foldfs; if it is damaged, restore it, or move it "
+		    "away and mount with the options the tree was used with "
+		    "(-o encoding=...,strict,...) to write it again (foldfs(8), "
+		    "ENCODING RECORD)",
 		    F.source, FOLDFS_RECORD_NAME, err[0] ? err : strerror(-r));
 	} else {
 		/* Later mounts: options only confirm the record. */
@@ -858,6 +868,8 @@ int main(int argc, char **argv)
 	}
 	if (!o.have_subtype)
 		fuse_opt_append(&o, "subtype=foldfs");
+	if (F.readonly)
+		fuse_opt_append(&o, "ro");
 	F.defperm = o.have_defperm;
 	if (o.have_allow_other && geteuid() == 0 && !F.defperm) {
 		fuse_opt_append(&o, "default_permissions");

@@ -124,6 +124,15 @@ static void test_record(const char *dir)
 	rec.format = 1;
 	strcpy(rec.encoding, "utf8-12.1");
 	rec.flags = FOLD_STRICT | FOLD_IGNORABLES;
+	/* create: only where there is none (two first mounts at once) */
+	CHECK(foldfs_record_create(pfd, &rec) == 0, "create the first record");
+	rec.flags = 0;
+	CHECK(foldfs_record_create(pfd, &rec) == -EEXIST,
+	      "a second create finds one: EEXIST");
+	CHECK(foldfs_record_read(pfd, &back, err, sizeof err) == 0 &&
+		      back.flags == (FOLD_STRICT | FOLD_IGNORABLES),
+	      "and left the first in place");
+	rec.flags = FOLD_STRICT | FOLD_IGNORABLES;
 	CHECK(foldfs_record_write(pfd, &rec) == 0, "write via O_PATH fd");
 	CHECK(foldfs_record_read(pfd, &back, err, sizeof err) == 0,
 	      "read back: %s", err);

@@ -1819,6 +1819,30 @@ static void sec_stop_with_waiter(void)
 		close(s);
 }
 
+/* ro and rw in one option list: the last one wins, for the kernel and for
+ * the daemon alike (a read-only mount writes nothing in SOURCE, not even
+ * the first record). */
+static void sec_ro_rw(void)
+{
+	t_section("-o ro,rw and rw,ro: the last one wins");
+	const char *src = t_newdir("src-rorw");
+	struct t_mount m = {0};
+	if (t_mount(&m, src, "casefold,ro,rw") == 0) {
+		CHECK_OK(t_write_file(t_path(m.mnt, "W"), "w"), "ro,rw: the view is writable");
+		CHECK_OK(access(t_path(src, ".foldfs"), F_OK), "ro,rw: the record was written");
+		t_umount(&m);
+	}
+	src = t_newdir("src-rwro");
+	struct t_mount m2 = {0};
+	if (t_mount(&m2, src, "casefold,rw,ro") == 0) {
+		CHECK_ERR(open(t_path(m2.mnt, "W"), O_CREAT | O_WRONLY, 0644), EROFS,
+			  "rw,ro: the view is read-only");
+		CHECK_ERR(access(t_path(src, ".foldfs"), F_OK), ENOENT,
+			  "rw,ro: nothing written in SOURCE (no record)");
+		t_umount(&m2);
+	}
+}
+
 /* Started as "foldfs src-rel-N mnt-N" from the scratch root: the daemon
  * changes to / at start, so it must unmount by the absolute name when a
  * signal (SIGTERM, Ctrl-C) stops it, or the mount is left dead. */
@@ -1883,6 +1907,7 @@ int main(int argc, char **argv)
 	sec_source_locks();
 	sec_stop_with_waiter();
 	sec_relative_stop();
+	sec_ro_rw();
 	sec_allow_other();
 	sec_create_existing();
 	sec_listxattr_race();
