@@ -9,9 +9,8 @@
  * leaves a check or a privilege to us: a CREATE answered by opening an
  * existing equivalent name (the kernel checks nothing there), and an open
  * we truncate (set-user-ID bits drop as for the caller).  (Permission
- * checks of the other calls are the kernel's: a root daemon with
- * allow_other always runs with default_permissions, see main.c.)  These
- * must be the
+ * checks of the other calls are the kernel's: a daemon with allow_other
+ * always runs with default_permissions, see main.c.)  These must be the
  * raw system calls: glibc's setgroups()/setfsuid() wrappers may apply the
  * change to every thread of the process (setxid broadcast), and other
  * workers are serving other callers at the same time.

@@ -101,9 +101,9 @@ static const char help_text[] =
 "\n"
 "  FUSE and mount options are passed on: allow_other, default_permissions, ro,\n"
 "  rw, fsname=, subtype=, ...  Mount-only options (defaults, noauto, auto,\n"
-"  nofail, _netdev, user, users, x-*, comment=*) are ignored.  A root daemon\n"
-"  with allow_other adds default_permissions: the kernel checks permissions,\n"
-"  and objects are created with the caller's uid, gid and groups.\n"
+"  nofail, _netdev, user, users, x-*, comment=*) are ignored.  allow_other\n"
+"  adds default_permissions: the kernel checks permissions; a root daemon\n"
+"  also creates objects with the caller's uid, gid and groups.\n"
 "\n"
 "Encoding record:\n"
 "  SOURCE/.foldfs records the encoding and the strict/compat/ignorables flags.\n"
@@ -871,7 +871,10 @@ int main(int argc, char **argv)
 	if (F.readonly)
 		fuse_opt_append(&o, "ro");
 	F.defperm = o.have_defperm;
-	if (o.have_allow_other && geteuid() == 0 && !F.defperm) {
+	/* allow_other without default_permissions would give every user
+	 * the daemon's own access (a daemon run by a user cannot take the
+	 * caller's identity), so the kernel must check */
+	if (o.have_allow_other && !F.defperm) {
 		fuse_opt_append(&o, "default_permissions");
 		F.defperm = 1;
 	}

@@ -286,8 +286,8 @@ void op_access(fuse_req_t req, fuse_ino_t ino, int mask)
 {
 	char proc[64];
 
-	/* Reached only without default_permissions, i.e. when every caller
-	 * is the daemon's own user (see main.c). */
+	/* Reached only without default_permissions, i.e. without
+	 * allow_other: every caller is the daemon's own user (main.c). */
 	node_procname(node_of(ino), proc);
 	fuse_reply_err(req, faccessat(AT_FDCWD, proc, mask, AT_EACCESS) < 0
 				    ? errno
