@@ -514,23 +514,16 @@ static int do_casefold_dir(struct check *c)
 		walk_sort_xset(c);
 		c->setting_xattr = XATTR_UNDO;
 		walk_tree(c, c->root);
-		if (c->st.errors == failed)
-			fprintf(stderr,
-				"foldfs-check: %s: could not set the casefold "
-				"attribute everywhere (errors above); removed "
-				"it again from the %zu director%s this run "
-				"had set it on: nothing changed\n",
-				rep_q(c->root), c->nxset,
-				c->nxset == 1 ? "y" : "ies");
-		else
-			fprintf(stderr,
-				"foldfs-check: %s: could not set the casefold "
-				"attribute everywhere, nor remove it again "
-				"from all %zu director%s this run had set it "
-				"on (errors above): the tree now folds in "
-				"part\n",
-				rep_q(c->root), c->nxset,
-				c->nxset == 1 ? "y" : "ies");
+		fprintf(stderr,
+			"foldfs-check: %s: could not set the casefold "
+			"attribute everywhere (errors above); %s the %zu "
+			"director%s this run had set it on%s\n",
+			rep_q(c->root),
+			c->st.errors == failed ? "removed it again from"
+					       : "could NOT remove it from all",
+			c->nxset, c->nxset == 1 ? "y" : "ies",
+			c->st.errors == failed ? ": nothing changed"
+					       : ": the tree now folds in part");
 		c->st.xattr_set = 0;
 	}
 	c->setting_xattr = 0;
