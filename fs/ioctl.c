@@ -83,8 +83,6 @@ static int set_flags(struct node *n, int fd, unsigned want, unsigned cur)
 			return -EOPNOTSUPP;
 		if (F.casefold_all)
 			return -EPERM; /* the mount folds everything: -F */
-	}
-	if (change) {
 		pthread_rwlock_wrlock(&n->dir->ns);
 		r = dir_nonempty(n);
 		if (r > 0)
