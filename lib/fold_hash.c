@@ -99,8 +99,10 @@ uint64_t fold_hash(const struct fold_ctx *ctx, const struct fold_seed *seed,
 	unsigned k, ntail = 0;
 	if (!fold_ctx_ok(ctx) || (!s && n))
 		return 0;
-	if (!s)
-		s = ""; /* (NULL, 0): no arithmetic on a null pointer */
+	/* (NULL, 0): hash_ascii takes it without touching the pointer; the
+	 * reference build, which skips hash_ascii, must not offset NULL */
+	if (FOLD_REFERENCE && !s)
+		s = "";
 	cw = (uint64_t)ctx->charset | (uint64_t)ctx->form << 8 |
 	     (uint64_t)ctx->age << 16 | (uint64_t)ctx->flags << 24;
 	k0 ^= cw;

@@ -75,10 +75,10 @@ key_general(const struct fold_ctx *ctx, const char *s, size_t n, char *out,
 ssize_t fold_key(const struct fold_ctx *ctx, const char *s, size_t n,
 		 char *out, size_t cap)
 {
-	if (!fold_ctx_ok(ctx) || (!s && n) || (!out && cap))
+	if (!s) /* (NULL, 0) is "": no arithmetic on a null pointer */
+		return n ? FOLD_EINVAL : fold_key(ctx, "", 0, out, cap);
+	if (!fold_ctx_ok(ctx) || (!out && cap))
 		return FOLD_EINVAL;
-	if (!s)
-		s = ""; /* (NULL, 0): no arithmetic on a null pointer */
 	if (!(ctx->flags & FOLD_STRICT) && cap >= FS_OUTCAP) {
 		/* the common case: a well-formed name whose key is one
 		 * piece, written in place (a name that proves ill formed
