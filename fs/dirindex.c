@@ -568,6 +568,48 @@ void idx_unlink_lru(struct node *d)
 	pthread_mutex_unlock(&lru_lock);
 }
 
+/*
+ * An index holds its node after the kernel forgets it (idx_ensure), and
+ * the node's descriptor keeps its directory alive even once SOURCE has
+ * removed it -- which also keeps inotify from reporting the removal.
+ * node_forget() catches a directory removed before the kernel forgot it;
+ * the other order is found here: at most once a second, up to SWEEP_MAX
+ * indexed directories the kernel no longer holds are looked at (fstat:
+ * no links left means gone for good), round robin over the LRU.  (Lock
+ * order: lru_lock, then the node table's.)
+ */
+#define SWEEP_MAX 256
+static _Atomic uint64_t sweep_last;
+static unsigned sweep_round = 1;
+
+void idx_sweep_gone(void)
+{
+	uint64_t now = now_ns(), last = atomic_load(&sweep_last);
+	struct node *v, *cand[SWEEP_MAX];
+	size_t n = 0;
+
+	if (now - last < 1000000000ull ||
+	    !atomic_compare_exchange_strong(&sweep_last, &last, now))
+		return;
+	pthread_mutex_lock(&lru_lock);
+	for (v = lru_tail; v && n < SWEEP_MAX; v = v->dir->lru_prev) {
+		if (v->dir->swept == sweep_round)
+			continue;
+		v->dir->swept = sweep_round;
+		if (node_hold_if_forgotten(v))
+			cand[n++] = v;
+	}
+	if (!v)
+		sweep_round++; /* all looked at: start over next time */
+	pthread_mutex_unlock(&lru_lock);
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+		if (fstat(cand[i]->fd, &st) == 0 && st.st_nlink == 0)
+			dir_index_drop(cand[i]);
+		node_put(cand[i]);
+	}
+}
+
 /* Drop least recently used indexes until the total fits the budget.
  * `keep` (whose ilock the caller holds) is never dropped: one directory
  * larger than the whole budget still gets its index. */

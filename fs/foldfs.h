@@ -100,6 +100,7 @@ struct dirstate {
 	int poll;		/* freshness by stamps, not inotify */
 	struct timespec mtime, ctime; /* stamps when idx was last known good */
 	struct node *lru_prev, *lru_next; /* LRU of built indexes */
+	unsigned swept;		/* idx_sweep_gone() round that looked (lru_lock) */
 };
 
 struct node {
@@ -135,6 +136,8 @@ void node_forget(struct node *n, uint64_t nlookup);
 /* Does the node with this id still exist (the kernel may hold it)? */
 int node_alive(uint64_t id);
 void node_hold(struct node *n);
+/* Hold n (node_put) if the kernel holds it no more; 1 if held. */
+int node_hold_if_forgotten(struct node *n);
 void node_put(struct node *n);
 /* inotify wd map (watch.c), under the table lock so a wd never names a
  * freed node. */
@@ -205,6 +208,9 @@ size_t idx_entries(const struct dirindex *x);
 /* LRU of built indexes and the -o index_mem budget. */
 void idx_touch(struct node *d);
 void idx_unlink_lru(struct node *d);
+/* Drop the indexes of directories the kernel no longer holds and that are
+ * gone from SOURCE; does work at most once a second (watch_sync). */
+void idx_sweep_gone(void);
 void idx_account(long delta);
 size_t idx_total_bytes(void);
 

@@ -371,6 +371,18 @@ void node_hold(struct node *n)
 	pthread_mutex_unlock(&tlock);
 }
 
+int node_hold_if_forgotten(struct node *n)
+{
+	int r;
+
+	pthread_mutex_lock(&tlock);
+	r = !n->nlookup;
+	if (r)
+		n->refs++;
+	pthread_mutex_unlock(&tlock);
+	return r;
+}
+
 void node_put(struct node *n)
 {
 	int dead;

@@ -346,6 +346,7 @@ void watch_sync(struct node *d)
 	struct stat st;
 	int changed = 0;
 
+	idx_sweep_gone();
 	if (!ds->poll) {
 		if (ifd >= 0 && thr_started)
 			drain(0);
