@@ -99,6 +99,8 @@ struct dirstate {
 	int wd;			/* inotify watch, -1 if none */
 	int poll;		/* freshness by stamps, not inotify */
 	struct timespec mtime, ctime; /* stamps when idx was last known good */
+	uint64_t verify_at;	/* poll: rescan at the first use from then
+				   (now_ns), 0 for none (watch.c) */
 	struct node *lru_prev, *lru_next; /* LRU of built indexes */
 	unsigned swept;		/* idx_sweep_gone() round that looked (lru_lock) */
 };

@@ -12,6 +12,8 @@
 #include "harness.h"
 
 #include <dirent.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <errno.h>
 #include <signal.h>
 #include <linux/fs.h>
@@ -20,7 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -462,6 +466,86 @@ out:
 	t_umount(&m);
 }
 
+/* watch=poll: a name made in SOURCE at the moment the view makes (and
+ * removes) one in the same directory.  The stamps the daemon adopts after
+ * its own change cover both, so it cannot see the other one then; it
+ * must rescan within `timeout` (the bound for that case), never lose the
+ * name.  Two processes, one per CPU, start each round together. */
+static void pin_cpu(int c)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(c, &set);
+	sched_setaffinity(0, sizeof set, &set);
+}
+
+static void run_poll_race(void)
+{
+	t_section("watch=poll: a name made in SOURCE while the view changes the directory");
+	const char *src = t_newdir("src-pollrace");
+	struct t_mount m = {0};
+	struct stat st;
+	enum { ROUNDS = 600 };
+	atomic_int *go = mmap(NULL, 3 * sizeof *go, PROT_READ | PROT_WRITE,
+			      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (!CHECK(go != MAP_FAILED, "shared memory"))
+		return;
+	if (t_mount(&m, src, "casefold,watch=poll,timeout=1"))
+		return;
+	mkdir(t_path(m.mnt, "race"), 0755);
+	stat(t_path(m.mnt, "race/NOPE"), &st); /* builds the index */
+	pid_t kid[2];
+	for (int k = 0; k < 2; k++) {
+		fflush(stdout);
+		kid[k] = fork();
+		if (kid[k] == 0) {
+			char p[64];
+			pin_cpu(k);
+			for (int i = 1; i <= ROUNDS; i++) {
+				while (atomic_load(&go[0]) != i)
+					;
+				if (k == 0) {
+					for (volatile int d = 0; d < (i * 37) % 4000; d++)
+						;
+					snprintf(p, sizeof p, "race/ext%d", i);
+					close(open(t_path(src, p), O_CREAT | O_WRONLY, 0644));
+				} else {
+					snprintf(p, sizeof p, "race/own%d", i);
+					close(open(t_path(m.mnt, p), O_CREAT | O_WRONLY, 0644));
+					unlink(t_path(m.mnt, p));
+				}
+				atomic_store(&go[1 + k], i);
+			}
+			_exit(0);
+		}
+		t_track_child(kid[k]);
+	}
+	int late = 0, lost = 0;
+	for (int i = 1; i <= ROUNDS && lost < 3 && late < 10; i++) {
+		char p[64];
+		atomic_store(&go[0], i);
+		while (atomic_load(&go[1]) != i || atomic_load(&go[2]) != i)
+			sched_yield();
+		snprintf(p, sizeof p, "race/EXT%d", i);
+		if (stat(t_path(m.mnt, p), &st) != 0) {
+			late++;
+			t_sleep_ms(1500); /* timeout=1, and a margin */
+			if (stat(t_path(m.mnt, p), &st) != 0)
+				lost++;
+		}
+		snprintf(p, sizeof p, "race/ext%d", i);
+		unlink(t_path(src, p));
+	}
+	for (int k = 0; k < 2; k++) {
+		kill(kid[k], SIGKILL);
+		waitpid(kid[k], NULL, 0);
+	}
+	t_note("%d of the names made in SOURCE were seen only after the rescan", late);
+	CHECK(lost == 0, "no name made in SOURCE is lost (%d not found after timeout)", lost);
+	t_umount(&m);
+	munmap(go, 3 * sizeof *go);
+}
+
 /* Descriptors of the daemon whose object is deleted: what it still holds
  * of removed directories. */
 static int deleted_fds(pid_t pid)
@@ -554,6 +638,7 @@ int main(int argc, char **argv)
 	run_attr();
 	run_create_over_negative();
 	run_removed_indexed();
+	run_poll_race();
 	run_overflow();
 	return t_finish();
 }
