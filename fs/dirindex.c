@@ -30,8 +30,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "foldfs.h"
@@ -311,6 +313,11 @@ int idx_winner(struct dirindex *x, const char *name, char *out)
 /* ---- building ------------------------------------------------------ */
 
 static void lru_evict(struct node *keep);
+/* Indexes built and not dropped.  Each holds its node, and so an open
+ * descriptor, also once the kernel has forgotten the directory: besides
+ * the memory budget, at most half the descriptor limit may go to them
+ * (the kernel's nodes and open files need the rest; lru_evict). */
+static atomic_long n_indexes;
 
 /*
  * The scan stores every name first and builds the chains once, with the
@@ -481,6 +488,7 @@ int idx_ensure(struct node *d)
 		idx_free(ds->idx);
 	} else {
 		node_hold(d);
+		atomic_fetch_add(&n_indexes, 1);
 	}
 	ds->idx = x;
 	idx_account((long)idx_bytes(x));
@@ -508,6 +516,7 @@ int idx_drop_locked(struct node *d)
 	idx_account(-(long)idx_bytes(ds->idx));
 	idx_free(ds->idx);
 	ds->idx = NULL;
+	atomic_fetch_sub(&n_indexes, 1);
 	return 1;
 }
 
@@ -610,6 +619,16 @@ void idx_sweep_gone(void)
 	}
 }
 
+static int over_budget(void)
+{
+	struct rlimit rl;
+	long cap = LONG_MAX;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		cap = rl.rlim_cur / 2 > 64 ? (long)(rl.rlim_cur / 2) : 64;
+	return idx_total_bytes() > F.index_mem || atomic_load(&n_indexes) > cap;
+}
+
 /* Drop least recently used indexes until the total fits the budget.
  * `keep` (whose ilock the caller holds) is never dropped: one directory
  * larger than the whole budget still gets its index. */
@@ -618,11 +637,10 @@ static void lru_evict(struct node *keep)
 	struct node *v, *prev, *victims[64];
 	size_t nv = 0;
 
-	if (idx_total_bytes() <= F.index_mem)
+	if (!over_budget())
 		return;
 	pthread_mutex_lock(&lru_lock);
-	for (v = lru_tail; v && idx_total_bytes() > F.index_mem && nv < 64;
-	     v = prev) {
+	for (v = lru_tail; v && over_budget() && nv < 64; v = prev) {
 		struct dirstate *ds = v->dir;
 		prev = ds->lru_prev;
 		if (v == keep)

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
@@ -466,6 +467,59 @@ out:
 	t_umount(&m);
 }
 
+static int open_fds(pid_t pid)
+{
+	char dir[64];
+	int n = 0;
+	snprintf(dir, sizeof dir, "/proc/%d/fd", (int)pid);
+	DIR *d = opendir(dir);
+	if (!d)
+		return -1;
+	for (struct dirent *e; (e = readdir(d));)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/* Indexes hold their directory's descriptor after the kernel forgets it;
+ * they may take at most half the daemon's descriptor limit, or a big tree
+ * looked into runs the daemon out of descriptors (EMFILE). */
+static void run_index_fd_cap(void)
+{
+	t_section("indexes keep at most half the descriptor limit open");
+	const char *src = t_newdir("src-fdcap");
+	struct t_mount m = {0};
+	struct stat st;
+	struct rlimit rl = {1024, 1024};
+	char p[32];
+	int fds = -1, failed = 0;
+	for (int i = 0; i < 700; i++) {
+		snprintf(p, sizeof p, "d%d", i);
+		mkdir(t_path(src, p), 0755);
+	}
+	if (t_mount(&m, src, "casefold"))
+		return;
+	if (!CHECK(m.pid > 0 && prlimit(m.pid, RLIMIT_NOFILE, &rl, NULL) == 0,
+		   "the daemon's descriptor limit set to 1024")) {
+		t_umount(&m);
+		return;
+	}
+	for (int i = 0; i < 700; i++) {
+		snprintf(p, sizeof p, "D%d/NOPE", i);
+		failed += stat(t_path(m.mnt, p), &st) == 0 || errno != ENOENT;
+	}
+	CHECK(failed == 0, "700 directories looked into by other spellings (%d failed)", failed);
+	/* the kernel forgets them (see run_removed_indexed) */
+	if (t_write_file("/proc/sys/vm/drop_caches", "2") != 0)
+		t_note("cannot drop the caches (%s)", strerror(errno));
+	for (int k = 0; k < 100 && (fds = open_fds(m.pid)) > 512 + 64; k++)
+		t_sleep_ms(50);
+	CHECK(fds >= 0 && fds <= 512 + 64, "the daemon holds %d descriptors (at most 512 indexes)",
+	      fds);
+	CHECK_ERR(stat(t_path(m.mnt, "D1/NOPE"), &st), ENOENT, "and still answers");
+	t_umount(&m);
+}
+
 /* watch=poll: a name made in SOURCE at the moment the view makes (and
  * removes) one in the same directory.  The stamps the daemon adopts after
  * its own change cover both, so it cannot see the other one then; it
@@ -639,6 +693,7 @@ int main(int argc, char **argv)
 	run_create_over_negative();
 	run_removed_indexed();
 	run_poll_race();
+	run_index_fd_cap();
 	run_overflow();
 	return t_finish();
 }
