@@ -799,6 +799,14 @@ static int run(int argc, char **argv)
 				printf("foldfs-check: dry run: nothing was "
 				       "renamed; add --yes to apply\n");
 			rep_summary(&c, st);
+		} else if (c.json) {
+			/* not checked (why: on standard error); a reader of
+			 * the JSON still learns of this PATH */
+			rep_json_begin(&c, "error", path, strlen(path));
+			printf(",\"op\":\"check\",\"errno\":0,\"message\":"
+			       "\"not checked (see standard error)\","
+			       "\"exit\":%d}\n",
+			       st);
 		}
 		teardown_tree(&c);
 		status |= st;

@@ -1187,6 +1187,12 @@ def test_record_rules():
                                  "precious\n" for n in tmps) and
           b"encoding=utf8-12.1.0\n" in record_text(root),
           "a file named like the temporary record survives (%r)" % tmps)
+    # --json: a PATH that cannot be checked still gets an object.
+    rc, objs, err = jrun(["--casefold", d, "/nonexistent-foldfs-path"])
+    errs = [o for o in by_type(objs, "error") if o.get("op") == "check"]
+    check(rc & 8 and len(by_type(objs, "summary")) == 1 and len(errs) == 1 and
+          errs[0]["dir"] == "/nonexistent-foldfs-path" and errs[0]["exit"] == 8,
+          "--json: an error object for a PATH not checked (%d) %r" % (rc, errs))
     # --profile ext4: the summary names the flags as the tree object does.
     rc, objs, err = jrun(["--profile", "ext4", d])
     check(summary(objs).get("flags") == by_type(objs, "tree")[0]["flags"] ==
