@@ -13,8 +13,9 @@
  *     creator=foldfs 0.1
  *
  * Written atomically (a new temp file SOURCE/.foldfs.tmp.PID.N, never an
- * existing one, + fsync + renameat + fsync of the directory).  A record with an unknown format number, an
- * unknown key, or an encoding this build does not know, is refused.  The
+ * existing one, + fsync + renameat + fsync of the directory).  A record
+ * with an unknown format number, an unknown key, or an encoding this
+ * build does not know, is refused.  The
  * encoding is stored and returned in canonical form (fold_encoding_name), so
  * "utf8" or "utf8-12.1" never reach the file as aliases.
  * Whether every directory folds (-o casefold) is a property of a mount, not

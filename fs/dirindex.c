@@ -612,11 +612,17 @@ void idx_sweep_gone(void)
 		sweep_round++; /* all looked at: start over next time */
 	pthread_mutex_unlock(&lru_lock);
 	for (size_t i = 0; i < n; i++) {
-		struct stat st;
-		if (fstat(cand[i]->fd, &st) == 0 && st.st_nlink == 0)
-			dir_index_drop(cand[i]);
+		idx_drop_if_gone(cand[i]);
 		node_put(cand[i]);
 	}
+}
+
+void idx_drop_if_gone(struct node *d)
+{
+	struct stat st;
+
+	if (fstat(d->fd, &st) == 0 && st.st_nlink == 0)
+		dir_index_drop(d);
 }
 
 static int over_budget(void)

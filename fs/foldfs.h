@@ -213,6 +213,9 @@ void idx_unlink_lru(struct node *d);
 /* Drop the indexes of directories the kernel no longer holds and that are
  * gone from SOURCE; does work at most once a second (watch_sync). */
 void idx_sweep_gone(void);
+/* Drop d's index if d is gone from SOURCE (no links left): nothing can
+ * reach it again, and the index's hold keeps it open.  d held. */
+void idx_drop_if_gone(struct node *d);
 void idx_account(long delta);
 size_t idx_total_bytes(void);
 

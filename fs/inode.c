@@ -353,13 +353,10 @@ void node_forget(struct node *n, uint64_t nlookup)
 		node_free(n);
 	} else if (check) {
 		/* The kernel forgot a directory that its index still holds
-		 * (idx_ensure).  If the directory is gone -- replaced by a
-		 * rename, or removed directly in SOURCE -- nothing can reach
-		 * it again: drop the index, and with it the node, its
-		 * descriptor and its inotify watch. */
-		struct stat st;
-		if (fstat(n->fd, &st) == 0 && st.st_nlink == 0)
-			dir_index_drop(n);
+		 * (idx_ensure): if it is gone -- replaced by a rename, or
+		 * removed directly in SOURCE -- the index goes, and with it
+		 * the node, its descriptor and its inotify watch. */
+		idx_drop_if_gone(n);
 		node_put(n);
 	}
 }

@@ -10,7 +10,7 @@
  *
  * Every change is made as the caller (creds_enter).  The kernel checks
  * user.* and trusted.* itself, but leaves system.* to the file system: so
- * SOURCE's checks ownership for POSIX ACLs (and clears the set-group-ID
+ * SOURCE checks ownership for POSIX ACLs (and clears the set-group-ID
  * bit when a caller outside the file's group sets an access ACL, which the
  * kernel asks of the daemon only through FUSE_SETXATTR_EXT, absent from
  * libfuse 3.14) and for system.nfs4_acl and the like.  trusted.* names are

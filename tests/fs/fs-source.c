@@ -467,16 +467,30 @@ out:
 	t_umount(&m);
 }
 
-static int open_fds(pid_t pid)
+
+/* Descriptors the daemon has open; with deleted, only those whose object
+ * is deleted: what it still holds of removed directories. */
+static int daemon_fds(pid_t pid, int deleted)
 {
-	char dir[64];
+	char dir[64], path[320], target[4096];
 	int n = 0;
 	snprintf(dir, sizeof dir, "/proc/%d/fd", (int)pid);
 	DIR *d = opendir(dir);
 	if (!d)
 		return -1;
-	for (struct dirent *e; (e = readdir(d));)
-		n += e->d_name[0] != '.';
+	for (struct dirent *e; (e = readdir(d));) {
+		ssize_t k;
+		if (e->d_name[0] == '.')
+			continue;
+		if (!deleted) {
+			n++;
+			continue;
+		}
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		k = readlink(path, target, sizeof target - 1);
+		if (k > 10 && !memcmp(target + k - 10, " (deleted)", 10))
+			n++;
+	}
 	closedir(d);
 	return n;
 }
@@ -512,7 +526,7 @@ static void run_index_fd_cap(void)
 	/* the kernel forgets them (see run_removed_indexed) */
 	if (t_write_file("/proc/sys/vm/drop_caches", "2") != 0)
 		t_note("cannot drop the caches (%s)", strerror(errno));
-	for (int k = 0; k < 100 && (fds = open_fds(m.pid)) > 512 + 64; k++)
+	for (int k = 0; k < 100 && (fds = daemon_fds(m.pid, 0)) > 512 + 64; k++)
 		t_sleep_ms(50);
 	CHECK(fds >= 0 && fds <= 512 + 64, "the daemon holds %d descriptors (at most 512 indexes)",
 	      fds);
@@ -600,26 +614,6 @@ static void run_poll_race(void)
 	munmap(go, 3 * sizeof *go);
 }
 
-/* Descriptors of the daemon whose object is deleted: what it still holds
- * of removed directories. */
-static int deleted_fds(pid_t pid)
-{
-	char dir[64], path[320], target[4096];
-	int n = 0;
-	snprintf(dir, sizeof dir, "/proc/%d/fd", (int)pid);
-	DIR *d = opendir(dir);
-	if (!d)
-		return -1;
-	for (struct dirent *e; (e = readdir(d));) {
-		ssize_t k;
-		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-		k = readlink(path, target, sizeof target - 1);
-		if (k > 10 && !memcmp(target + k - 10, " (deleted)", 10))
-			n++;
-	}
-	closedir(d);
-	return n;
-}
 
 /* Indexed directories removed other than by rmdir through the view (a
  * rename over them, rmdir in SOURCE): once the kernel forgets them, the
@@ -672,7 +666,7 @@ static void run_removed_indexed(void)
 		/* FORGET reaches the daemon asynchronously, and a directory
 		 * forgotten before its removal is found by a sweep that runs
 		 * (at most once a second) when a lookup comes: look and wait */
-		for (int k = 0; (held = m.pid > 0 ? deleted_fds(m.pid) : -1) > 0 && k < 100; k++) {
+		for (int k = 0; (held = m.pid > 0 ? daemon_fds(m.pid, 1) : -1) > 0 && k < 100; k++) {
 			stat(t_path(m.mnt, "C0/x"), &st);
 			usleep(50000);
 		}
