@@ -135,7 +135,7 @@ static const char *version_encoding(const char *v, char *buf, size_t cap)
 }
 
 /* Search PATH and its parents (within one file system) for a record. */
-static int find_record(struct check *c, int upward)
+static int find_record(struct check *c)
 {
 	char *dir = strdup(c->root_abs);
 	char err[256];
@@ -184,7 +184,7 @@ static int find_record(struct check *c, int upward)
 			free(dir);
 			return r;
 		}
-		if (!upward || !strcmp(dir, "/"))
+		if (!strcmp(dir, "/"))
 			break;
 		char *slash = strrchr(dir, '/');
 		if (slash == dir)
@@ -212,7 +212,7 @@ static int setup_tree(struct check *c, const char *path)
 {
 	const char *enc;
 	unsigned flags;
-	int r, upward = c->mode != MODE_SET_ENCODING;
+	int r;
 	char vbuf[64], fl[64];
 
 	c->root = path;
@@ -229,11 +229,11 @@ static int setup_tree(struct check *c, const char *path)
 	c->have_record = 0;
 	c->record_dir = NULL;
 	c->record_root_fd_dev_ino_set = 0;
-	r = find_record(c, upward);
+	r = find_record(c);
 	if (r < 0 && r != -ENOENT)
 		return EXIT_OPERATIONAL;
-	if (c->mode == MODE_SET_ENCODING && !c->have_record &&
-	    find_record(c, 1) == 0) {
+	if (c->mode == MODE_SET_ENCODING && c->have_record &&
+	    strcmp(c->record_dir, c->root_abs)) {
 		/* A record here would hide the enclosing one for this
 		 * subtree, whose names follow that one now. */
 		fprintf(stderr,
