@@ -13,6 +13,8 @@
 
 VERSION   := 0.1.0
 SOVERSION := 1
+# The shared object's file: its first number is the soname's (ABI) major.
+SOFILE    := libfold.so.$(SOVERSION).0.0
 PREFIX    ?= /usr/local
 DESTDIR   ?=
 BUILD     ?= build
@@ -71,8 +73,8 @@ install: all
 	install -m 644 lib/fold.h $(DESTDIR)$(PREFIX)/include/fold.h
 	install -m 644 fs/foldfs_ioctl.h $(DESTDIR)$(PREFIX)/include/foldfs_ioctl.h
 	install -m 644 $(BUILD)/libfold.a $(DESTDIR)$(PREFIX)/lib/libfold.a
-	install -m 755 $(BUILD)/libfold.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/
-	ln -sf libfold.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libfold.so.$(SOVERSION)
+	install -m 755 $(BUILD)/$(SOFILE) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf $(SOFILE) $(DESTDIR)$(PREFIX)/lib/libfold.so.$(SOVERSION)
 	ln -sf libfold.so.$(SOVERSION) $(DESTDIR)$(PREFIX)/lib/libfold.so
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
 	  lib/libfold.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/libfold.pc
@@ -88,7 +90,7 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/include/fold.h \
 	  $(DESTDIR)$(PREFIX)/include/foldfs_ioctl.h \
 	  $(DESTDIR)$(PREFIX)/lib/libfold.a \
-	  $(DESTDIR)$(PREFIX)/lib/libfold.so.$(VERSION) \
+	  $(DESTDIR)$(PREFIX)/lib/$(SOFILE) \
 	  $(DESTDIR)$(PREFIX)/lib/libfold.so.$(SOVERSION) \
 	  $(DESTDIR)$(PREFIX)/lib/libfold.so \
 	  $(DESTDIR)$(PREFIX)/lib/pkgconfig/libfold.pc \

@@ -12,7 +12,7 @@ LIBFOLD_HDRS := lib/fold.h lib/fold_data.h lib/fold_internal.h \
 LIBFOLD_OBJS := $(LIBFOLD_SRCS:lib/%.c=$(BUILD)/obj/lib/%.o)
 
 LIBFOLD_A  := $(BUILD)/libfold.a
-LIBFOLD_SO := $(BUILD)/libfold.so.$(VERSION)
+LIBFOLD_SO := $(BUILD)/$(SOFILE)
 
 # Internal symbols are hidden by a pragma in fold_data.h, so the shared
 # object exports the fold.h API only.
@@ -28,7 +28,7 @@ $(LIBFOLD_A): $(LIBFOLD_OBJS)
 $(LIBFOLD_SO): $(LIBFOLD_OBJS)
 	$(CC) -shared -Wl,-soname,libfold.so.$(SOVERSION) $(LDFLAGS_BASE) \
 		-o $@ $(LIBFOLD_OBJS)
-	ln -sf libfold.so.$(VERSION) $(BUILD)/libfold.so.$(SOVERSION)
+	ln -sf $(SOFILE) $(BUILD)/libfold.so.$(SOVERSION)
 	ln -sf libfold.so.$(SOVERSION) $(BUILD)/libfold.so
 
 ALL_TARGETS += $(LIBFOLD_A) $(LIBFOLD_SO)

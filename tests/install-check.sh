@@ -24,6 +24,14 @@ for f in include/fold.h lib/libfold.a lib/libfold.so lib/pkgconfig/libfold.pc \
 done
 soname=$(objdump -p "$p/lib/libfold.so" 2>/dev/null | awk '/SONAME/ {print $2}')
 [ "$soname" = "libfold.so.1" ] && ok "soname $soname" || bad "soname '$soname'"
+# the chain libfold.so -> libfold.so.1 -> libfold.so.1.x.y: the real file's
+# first number is the soname's, as ldconfig and packagers expect
+real=$(readlink -f "$p/lib/libfold.so" 2>/dev/null)
+case "${real##*/}" in
+"$soname".[0-9]*.[0-9]*) [ -f "$real" ] && ok "shared object file ${real##*/}" ||
+	bad "shared object $real is not a file" ;;
+*) bad "shared object file '${real##*/}' does not start with '$soname.'" ;;
+esac
 cat >"$tmp/client.c" <<'C'
 #include <fold.h>
 #include <stdio.h>
