@@ -155,6 +155,10 @@ static int32_t table_find(const struct dirbuf *db, const int32_t *table,
 	}
 }
 
+/* Both tables are sized for the directory's names as listed (scan_dir sets
+ * live_mask); --fix adds names to the base one while it is live. */
+static size_t live_mask;
+
 /* Insert entry i (hash already set) into the base or target grouping. */
 static void group_insert(struct check *c, size_t i, int target)
 {
@@ -164,7 +168,7 @@ static void group_insert(struct check *c, size_t i, int target)
 	int32_t *table = target ? db->ttable : db->table;
 	uint64_t h = target ? db->th[i] : e->hash;
 	size_t slot;
-	int32_t head = table_find(db, table, table_mask(db->n), ctx, target,
+	int32_t head = table_find(db, table, live_mask, ctx, target,
 				  NAME(db, i), e->len, h, &slot);
 
 	/* The current and the --upgrade-to target classes are two chains
@@ -184,10 +188,6 @@ static void group_insert(struct check *c, size_t i, int target)
 		*head_next = (int32_t)i;
 	}
 }
-
-/* Fix adds names while the table is live: keep the mask of the original
- * count, which table_prepare sized for up to 2x more names. */
-static size_t live_mask;
 
 int scan_name_taken(struct check *c, const char *s, size_t n)
 {
