@@ -56,6 +56,7 @@ struct foldfs {
 	enum cache_mode cache;	/* what was asked */
 	enum watch_mode watch;
 	double timeout;		/* -o timeout=SECS */
+	unsigned max_read;	/* -o max_read=N, told to libfuse in init() */
 	int lockkeep;		/* -o lockcache=keep: a lock drops no cache */
 	size_t index_mem;	/* -o index_mem=MiB, in bytes */
 

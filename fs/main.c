@@ -263,6 +263,22 @@ static void one_option(struct opts *o, char *opt)
 		   !strcmp(opt, "owner") || starts(opt, "x-") ||
 		   starts(opt, "comment=")) {
 		/* mount(8)/fstab only */
+	} else if (!strcmp(opt, "remount")) {
+		/* mount -o remount runs the helper again: no new mount */
+		die("-o remount: a mounted foldfs view cannot change its "
+		    "options; unmount it and mount it again");
+	} else if (starts(opt, "max_read=")) {
+		/* libfuse wants init() to ask for the same size, else it
+		 * fails INIT after the daemon has detached */
+		char *end;
+		errno = 0;
+		unsigned long m = strtoul(val + 1, &end, 10);
+		if (errno || end == val + 1 || *end || m == 0 || m > UINT_MAX ||
+		    val[1] == '-')
+			die("max_read=%s: expected a number of bytes >= 1",
+			    val + 1);
+		F.max_read = (unsigned)m;
+		fuse_opt_append(o, opt);
 	} else if (!strcmp(opt, "debug")) {
 		F.debug = 1; /* our messages too; libfuse's own below */
 		fuse_opt_append(o, opt);
@@ -504,14 +520,18 @@ static const char *newest_unicode(void)
 	return n ? l[n - 1] : "?";
 }
 
+/* First mount: the record is written only once the mount has succeeded
+ * (write_pending_record), so a mount refused for a misspelled option or by
+ * fusermount3 leaves SOURCE as it was. */
+static int record_pending;
+
 static void settle_record(const struct opts *o)
 {
 	struct foldfs_record rec;
 	char err[256] = "", asked[64], have[64];
 	struct fold_ctx c;
-	int r, retried = 0;
+	int r;
 
-again:
 	memset(&rec, 0, sizeof rec);
 	r = foldfs_record_read(F.root_fd, &rec, err, sizeof err);
 	if (r == -ENOENT) {
@@ -524,22 +544,7 @@ again:
 		iso_now(rec.created, sizeof rec.created);
 		snprintf(rec.creator, sizeof rec.creator, "foldfs %s",
 			 FOLDFS_VERSION);
-		if (!F.readonly) {
-			r = foldfs_record_create(F.root_fd, &rec);
-			if (r == -EEXIST && !retried) {
-				/* another first mount was quicker: its
-				 * record is the tree's now */
-				retried = 1;
-				goto again;
-			}
-			if (r < 0)
-				fprintf(stderr,
-					"foldfs: warning: cannot write the "
-					"encoding record %s/%s: %s; using the "
-					"options for this mount only\n",
-					F.source, FOLDFS_RECORD_NAME,
-					strerror(-r));
-		}
+		record_pending = !F.readonly;
 	} else if (r < 0) {
 		die("%s/%s: %s\nfoldfs: this build cannot use the record.  "
 		    "If it names a newer Unicode version or format, use a "
@@ -593,6 +598,36 @@ again:
 		    F.source, FOLDFS_RECORD_NAME, rec.encoding, fold_strerror(r),
 		    newest_unicode());
 	F.rec = rec;
+}
+
+static void write_pending_record(void)
+{
+	struct foldfs_record cur;
+	char err[256] = "";
+	int r;
+
+	if (!record_pending)
+		return;
+	r = foldfs_record_create(F.root_fd, &F.rec);
+	if (r == -EEXIST) {
+		/* another first mount was quicker: it must agree */
+		memset(&cur, 0, sizeof cur);
+		r = foldfs_record_read(F.root_fd, &cur, err, sizeof err);
+		if (r < 0 || strcmp(cur.encoding, F.rec.encoding) ||
+		    cur.flags != F.rec.flags) {
+			fprintf(stderr, "foldfs: %s/%s was written meanwhile "
+					"by another mount and differs from this "
+					"one's options; mount again\n",
+				F.source, FOLDFS_RECORD_NAME);
+			fuse_session_unmount(F.se);
+			exit(1);
+		}
+	} else if (r < 0) {
+		fprintf(stderr, "foldfs: warning: cannot write the encoding "
+				"record %s/%s: %s; using the options for this "
+				"mount only\n",
+			F.source, FOLDFS_RECORD_NAME, strerror(-r));
+	}
 }
 
 /* ---- startup ----------------------------------------------------------- */
@@ -693,6 +728,8 @@ void op_init(void *userdata, struct fuse_conn_info *conn)
 		}
 	}
 	conn->time_gran = 1;
+	if (F.max_read)
+		conn->max_read = F.max_read;
 }
 
 void op_destroy(void *userdata)
@@ -794,8 +831,15 @@ int main(int argc, char **argv)
 	{
 		struct stat mst;
 		char *rs, *rm;
+		unsigned fdn;
+		char c;
 		if (stat(F.mountpoint, &mst) < 0)
 			die("MOUNTPOINT %s: %s", F.mountpoint, strerror(errno));
+		/* mount.fuse3 -o drop_privileges mounted it already and
+		 * hands over the /dev/fuse descriptor */
+		if (sscanf(F.mountpoint, "/dev/fd/%u%c", &fdn, &c) == 1 &&
+		    S_ISCHR(mst.st_mode))
+			goto mounted_by_helper;
 		if (!S_ISDIR(mst.st_mode))
 			die("MOUNTPOINT %s: not a directory", F.mountpoint);
 		rs = realpath(F.source, NULL);
@@ -811,6 +855,7 @@ int main(int argc, char **argv)
 		if (rm)
 			F.mountpoint = rm;
 	}
+mounted_by_helper:
 
 	/* The record and the comparison context */
 	if (F.nofold) {
@@ -890,6 +935,7 @@ int main(int argc, char **argv)
 	if (fuse_session_mount(F.se, F.mountpoint) != 0)
 		die("cannot mount on %s (see the message above; is /dev/fuse "
 		    "usable and fusermount3 installed?)", F.mountpoint);
+	write_pending_record();
 	if (fuse_daemonize(F.foreground) != 0) {
 		fuse_session_unmount(F.se);
 		die("cannot daemonize");

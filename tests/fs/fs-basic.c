@@ -1221,6 +1221,19 @@ static void sec_options(void)
 	char out[4096];
 	r = t_mount_refused(src, "casefold,no_such_option_xyz", out, sizeof out);
 	CHECK(r != 0, "an unknown option is refused (exit %d): %s", r, out);
+	/* a refused first mount writes no record: a misspelled option must
+	 * not pin the tree to the defaults */
+	{
+		const char *fresh = t_newdir("src-opts-typo");
+		struct stat rst;
+		r = t_mount_refused(fresh, "casefold,encodng=utf8-15.0", out, sizeof out);
+		CHECK(r != 0 && stat(t_path(fresh, ".foldfs"), &rst) == -1,
+		      "a mount refused for a misspelled option wrote no record (exit %d)", r);
+		r = t_mount(&m, fresh, "casefold,encoding=utf8-15.0");
+		CHECK(r == 0, "the corrected mount then works (%d)", r);
+		if (r == 0)
+			t_umount(&m);
+	}
 	/* a bad value is refused with a message that names the option */
 	static const char *const badval[][2] = {
 		{"casefold,cache=sometimes", "cache=sometimes"},
@@ -1229,11 +1242,31 @@ static void sec_options(void)
 		{"casefold,timeout=soon", "timeout=soon"},
 		{"casefold,index_mem=0", "index_mem=0"},
 		{"casefold,index_mem=64k", "index_mem=64k"},
+		{"casefold,max_read=lots", "max_read=lots"},
+		/* mount -o remount runs the helper again: say what to do */
+		{"casefold,remount", "unmount it and mount it again"},
 	};
 	for (size_t i = 0; i < sizeof badval / sizeof badval[0]; i++) {
 		r = t_mount_refused(src, badval[i][0], out, sizeof out);
 		CHECK(r == 1 && strstr(out, badval[i][1]),
 		      "-o %s refused (exit %d) naming it: %s", badval[i][1], r, out);
+	}
+
+	/* max_read: libfuse fails INIT unless init() asks for the same size,
+	 * after a background daemon has detached (exit 0, no mount) */
+	{
+		static char big[200001], back[sizeof big + 1];
+		for (size_t i = 0; i + 1 < sizeof big; i++)
+			big[i] = (char)('a' + i % 23);
+		CHECK_OK(t_write_file(t_path(src, "big"), big), "SOURCE/big");
+		r = t_mount_daemon(&m, src, "casefold,max_read=65536");
+		CHECK(r == 0, "a background mount with max_read=65536 is live");
+		if (r == 0) {
+			ssize_t n = t_read_file(t_path(m.mnt, "BIG"), back, sizeof back);
+			CHECK(n == (ssize_t)sizeof big - 1 && !memcmp(back, big, sizeof big),
+			      "200,000 bytes read through it in 64 KiB requests (%zd)", n);
+			t_umount(&m);
+		}
 	}
 
 	/* mount(8) resets PATH before it runs mount.fuse3, so a foldfs that is
@@ -1247,21 +1280,32 @@ static void sec_options(void)
 		*sl = 0;
 	snprintf(path, sizeof path, "%s:%s", dir, getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
 	setenv("PATH", path, 1);
-	for (int how = 0; how < 2; how++) {
+	/* how 2: with drop_privileges mount.fuse3 mounts itself and hands
+	 * foldfs the /dev/fuse descriptor as MOUNTPOINT /dev/fd/N */
+	for (int how = 0; how < 3; how++) {
 		const char *mnt = t_newdir("mnt-mount8");
 		char spec[8300];
 		snprintf(spec, sizeof spec, "%s#%s", t_opt.foldfs, src);
 		const char *via_mount[] = {"mount", "-t", "fuse", spec, mnt, "-o",
 					   "casefold,nofail,_netdev", NULL};
 		const char *via_helper[] = {"mount.fuse3", src, mnt, "-t", "fuse.foldfs", "-o",
-					    "casefold,rw,defaults,nofail,_netdev,noauto,users", NULL};
-		const char *what = how ? "mount.fuse3 SRC MNT -t fuse.foldfs -o casefold,rw,defaults,..."
-				       : "mount -t fuse FOLDFS#SRC MNT -o casefold,nofail,_netdev";
+					    how == 1 ? "casefold,rw,defaults,nofail,_netdev,noauto,users"
+						     : "casefold,drop_privileges",
+					    NULL};
+		const char *what = how == 2 ? "mount.fuse3 SRC MNT -t fuse.foldfs -o casefold,drop_privileges"
+				   : how    ? "mount.fuse3 SRC MNT -t fuse.foldfs -o casefold,rw,defaults,..."
+					    : "mount -t fuse FOLDFS#SRC MNT -o casefold,nofail,_netdev";
 		r = t_run(how ? via_helper : via_mount, out, sizeof out, 30);
 		CHECK(r == 0 && t_is_mounted(mnt), "%s (exit %d) %s", what, r, out);
 		if (!t_is_mounted(mnt))
 			continue;
 		CHECK(t_file_is(t_path(mnt, "opt"), "o"), "opt resolves through that mount");
+		if (r != 0) {
+			/* a helper's mount whose daemon refused: not served */
+			const char *z[] = {"umount", "-l", mnt, NULL};
+			t_run(z, NULL, 0, 10);
+			continue;
+		}
 		const char *uargv[] = {"umount", mnt, NULL};
 		r = t_run(uargv, out, sizeof out, 30);
 		CHECK(r == 0 && !t_is_mounted(mnt), "umount MNT (exit %d) %s", r, out);
