@@ -19,7 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
@@ -610,4 +612,66 @@ void foldfs_record_print(const struct foldfs_record *rec, const char *source,
 		rec->created[0] ? rec->created : "(unknown)");
 	fprintf(f, "Creator:                  %s\n",
 		rec->creator[0] ? rec->creator : "(unknown)");
+}
+
+/* ---- is a directory inside a foldfs view? ---- */
+
+#define FUSE_SUPER_MAGIC_ 0x65735546
+
+/* mountinfo escapes space, tab, newline and backslash as \ooo. */
+static void unescape_octal(const char *in, char *out, size_t cap)
+{
+	size_t o = 0;
+
+	while (*in && o + 1 < cap) {
+		if (in[0] == '\\' && in[1] >= '0' && in[1] <= '3' &&
+		    in[2] >= '0' && in[2] <= '7' && in[3] >= '0' &&
+		    in[3] <= '7') {
+			out[o++] = (char)((in[1] - '0') << 6 |
+					  (in[2] - '0') << 3 | (in[3] - '0'));
+			in += 4;
+		} else {
+			out[o++] = *in++;
+		}
+	}
+	if (cap)
+		out[o] = '\0';
+}
+
+int foldfs_on_view(int fd, char *src, size_t cap)
+{
+	struct statfs sf;
+	struct stat st;
+	char *line = NULL;
+	size_t len = 0;
+	int found = 0;
+	FILE *f;
+
+	/* FUSE first: the mount table is read only for FUSE file systems */
+	if (fstatfs(fd, &sf) < 0 || sf.f_type != FUSE_SUPER_MAGIC_ ||
+	    fstat(fd, &st) < 0)
+		return 0;
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return 0;
+	/* "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [TAGS...] - TYPE SOURCE
+	 * SUPEROPTS" */
+	while (!found && getline(&line, &len, f) > 0) {
+		unsigned maj, min;
+		char *sep, *type, *source, *save = NULL;
+
+		if (sscanf(line, "%*u %*u %u:%u", &maj, &min) != 2 ||
+		    makedev(maj, min) != st.st_dev ||
+		    !(sep = strstr(line, " - ")))
+			continue;
+		type = strtok_r(sep + 3, " \n", &save);
+		source = strtok_r(NULL, " \n", &save);
+		if (type && source && !strcmp(type, "fuse.foldfs")) {
+			unescape_octal(source, src, cap);
+			found = 1;
+		}
+	}
+	free(line);
+	fclose(f);
+	return found;
 }

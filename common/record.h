@@ -70,6 +70,12 @@ int foldfs_record_write(int rootfd, const struct foldfs_record *rec);
  * (another first mount was quicker), which the caller then reads. */
 int foldfs_record_create(int rootfd, const struct foldfs_record *rec);
 
+/* Is fd (any directory descriptor) inside a foldfs view?  A view hides
+ * .foldfs, so the tree's record cannot be read through it.  Returns 1 and
+ * the view's source (its fsname, normally SOURCE's absolute path) in
+ * src[0..cap), else 0 (also when /proc/self/mountinfo cannot be read). */
+int foldfs_on_view(int fd, char *src, size_t cap);
+
 /* Fill a struct fold_ctx for comparison (FOLD_CASEFOLD form, rec's flags).
  * Returns 0 or a FOLD_E* code. */
 int foldfs_record_ctx(const struct foldfs_record *rec, struct fold_ctx *ctx);

@@ -345,6 +345,15 @@ static int do_info(const char *source)
 		fprintf(stderr, "foldfs: %s: %s\n", source, strerror(errno));
 		return 1;
 	}
+	if (foldfs_on_view(fd, err, sizeof err)) {
+		fprintf(stderr,
+			"foldfs: %s is inside a foldfs view of %s, which hides "
+			"the tree's encoding record: ask about the directory "
+			"in %s\n",
+			source, err, err);
+		close(fd);
+		return 1;
+	}
 	r = foldfs_record_read(fd, &rec, err, sizeof err);
 	close(fd);
 	if (r == -ENOENT) {
@@ -828,6 +837,13 @@ int main(int argc, char **argv)
 	if (fstat(F.root_fd, &st) < 0)
 		die("SOURCE %s: %s", F.source, strerror(errno));
 	F.root_dev = st.st_dev;
+	{
+		char vsrc[PATH_MAX];
+		if (foldfs_on_view(F.root_fd, vsrc, sizeof vsrc))
+			die("SOURCE %s is inside a foldfs view of %s, which "
+			    "hides the tree's encoding record: give the "
+			    "directory in %s instead", F.source, vsrc, vsrc);
+	}
 	{
 		struct stat mst;
 		char *rs, *rm;

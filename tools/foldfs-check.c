@@ -229,6 +229,24 @@ static int setup_tree(struct check *c, const char *path)
 	c->have_record = 0;
 	c->record_dir = NULL;
 	c->record_root_fd_dev_ino_set = 0;
+	{
+		/* through a view the tree's record is hidden: the defaults
+		 * would be assumed, and collisions judged wrongly */
+		char vsrc[PATH_MAX];
+		int fd = open(c->root_abs, O_PATH | O_CLOEXEC);
+		int view = fd >= 0 && foldfs_on_view(fd, vsrc, sizeof vsrc);
+
+		if (fd >= 0)
+			close(fd);
+		if (view) {
+			fprintf(stderr,
+				"foldfs-check: %s is inside a foldfs view of "
+				"%s, which hides the tree's encoding record: "
+				"check the directory in %s instead\n",
+				rep_q(path), rep_q(vsrc), rep_q(vsrc));
+			return EXIT_OPERATIONAL;
+		}
+	}
 	r = find_record(c);
 	if (r < 0 && r != -ENOENT)
 		return EXIT_OPERATIONAL;

@@ -1269,6 +1269,29 @@ static void sec_options(void)
 		}
 	}
 
+	/* a view as SOURCE (stacked, or a tree mounted over itself twice)
+	 * hides the tree's record: refused, as are --info and foldfs-check
+	 * there, rather than the defaults assumed */
+	r = t_mount(&m, src, "casefold");
+	CHECK(r == 0, "mount for the stacking checks");
+	if (r == 0) {
+		char chk[4096];
+		snprintf(chk, sizeof chk, "%s", t_opt.foldfs);
+		char *sl = strrchr(chk, '/');
+		snprintf(sl ? sl + 1 : chk, sizeof chk - (size_t)(sl ? sl + 1 - chk : 0),
+			 "foldfs-check");
+		r = t_mount_refused(m.mnt, "casefold", out, sizeof out);
+		CHECK(r == 1 && contains(out, "inside a foldfs view"),
+		      "a foldfs view as SOURCE is refused (exit %d): %s", r, out);
+		r = run_tool(out, sizeof out, t_opt.foldfs, "--info", m.mnt, NULL, NULL);
+		CHECK(r == 1 && contains(out, "inside a foldfs view"),
+		      "foldfs --info on a view says so (exit %d): %s", r, out);
+		r = access(chk, X_OK) ? -2 : run_tool(out, sizeof out, chk, m.mnt, NULL, NULL, NULL);
+		CHECK(r == 8 && contains(out, "inside a foldfs view"),
+		      "foldfs-check on a view refuses, exit 8 (%d): %s", r, out);
+		t_umount(&m);
+	}
+
 	/* mount(8) resets PATH before it runs mount.fuse3, so a foldfs that is
 	 * not installed is named by its path with the "PROGRAM#SOURCE" form;
 	 * mount.fuse3 itself (as /etc/fstab's type fuse.foldfs makes mount(8)
