@@ -641,6 +641,36 @@ static void write_pending_record(void)
 
 /* ---- startup ----------------------------------------------------------- */
 
+/* Is the directory dir (stat'ed) a strict ancestor of the directory path?
+ * By device and inode, going up with "..": a symlink or bind mount of
+ * SOURCE does not hide it.  (MOUNTPOINT may be SOURCE itself.) */
+static int below(const struct stat *dir, const char *path)
+{
+	struct stat at, up;
+	int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC), found = 0;
+
+	if (fd < 0 || fstat(fd, &at) < 0)
+		goto out;
+	for (;;) {
+		int pfd = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+		close(fd);
+		fd = pfd;
+		if (fd < 0 || fstat(fd, &up) < 0 ||
+		    (up.st_dev == at.st_dev && up.st_ino == at.st_ino))
+			break; /* the root: ".." is itself */
+		if (up.st_dev == dir->st_dev && up.st_ino == dir->st_ino) {
+			found = 1;
+			break;
+		}
+		at = up;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	return found;
+}
+
 static void raise_nofile(void)
 {
 	struct rlimit rl;
@@ -858,12 +888,11 @@ int main(int argc, char **argv)
 			goto mounted_by_helper;
 		if (!S_ISDIR(mst.st_mode))
 			die("MOUNTPOINT %s: not a directory", F.mountpoint);
-		rs = realpath(F.source, NULL);
-		rm = realpath(F.mountpoint, NULL);
-		if (rs && rm && strcmp(rs, rm) != 0 && starts(rm, rs) &&
-		    (rs[1] == '\0' || rm[strlen(rs)] == '/'))
+		if (below(&st, F.mountpoint))
 			die("MOUNTPOINT %s is inside SOURCE %s: the view would "
 			    "contain itself", F.mountpoint, F.source);
+		rs = realpath(F.source, NULL);
+		rm = realpath(F.mountpoint, NULL);
 		if (rs)
 			F.source = rs; /* absolute, for fsname and messages */
 		/* absolute: the daemon changes to / (daemonized or not),

@@ -1355,6 +1355,36 @@ static void sec_cli(void)
 		      t_newdir("mnt-cli"), "-f", NULL);
 	CHECK(rc != 0 && rc != -1 && strlen(out) > 0,
 	      "missing SOURCE: non-zero exit with a message (%d) %s", rc, out);
+
+	/* MOUNTPOINT inside SOURCE: refused, also when SOURCE is named by a
+	 * bind mount of it (the view would contain itself; a mount there
+	 * could not even be unmounted, its daemon holding it busy) */
+	const char *src = t_newdir("src-cli"), *alias = t_newdir("alias-cli");
+	const char *sub = t_path(src, "a/b");
+	CHECK_OK(mkdir(t_path(src, "a"), 0755) || mkdir(sub, 0755), "SOURCE/a/b");
+	for (int how = 0; how < 2; how++) {
+		const char *from = src;
+		if (how) {
+			const char *bind[] = {"mount", "--bind", src, alias, NULL};
+			if (t_run(bind, out, sizeof out, 30) != 0) {
+				CHECK(0, "mount --bind SOURCE ALIAS: %s", out);
+				break;
+			}
+			from = alias;
+		}
+		rc = run_tool(out, sizeof out, t_opt.foldfs, from, sub, "-o", "casefold");
+		CHECK(rc == 1 && contains(out, "inside SOURCE") && !t_is_mounted(sub),
+		      "MOUNTPOINT SOURCE/a/b, SOURCE given as %s: refused (%d) %s",
+		      how ? "a bind mount of it" : "itself", rc, out);
+		if (t_is_mounted(sub)) {
+			const char *z[] = {"umount", "-l", sub, NULL};
+			t_run(z, NULL, 0, 10);
+		}
+		if (how) {
+			const char *z[] = {"umount", alias, NULL};
+			t_run(z, NULL, 0, 10);
+		}
+	}
 }
 
 /* ---- 20. respelling: FOLDFS_IOC_RESPELL and foldfs --respell ---------- */
