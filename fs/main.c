@@ -529,10 +529,14 @@ static const char *newest_unicode(void)
 	return n ? l[n - 1] : "?";
 }
 
-/* First mount: the record is written only once the mount has succeeded
- * (write_pending_record), so a mount refused for a misspelled option or by
- * fusermount3 leaves SOURCE as it was. */
+/* First mount: the record is written only once libfuse has taken the
+ * options, just before mounting (write_pending_record), and taken back if
+ * the mount itself fails (drop_new_record), so a mount refused for a
+ * misspelled option or by fusermount3 leaves SOURCE as it was, and a
+ * visible mount always has its record. */
 static int record_pending;
+static dev_t record_dev;
+static ino_t record_ino; /* the record this mount created, or 0 */
 
 static void settle_record(const struct opts *o)
 {
@@ -618,7 +622,14 @@ static void write_pending_record(void)
 	if (!record_pending)
 		return;
 	r = foldfs_record_create(F.root_fd, &F.rec);
-	if (r == -EEXIST) {
+	if (r == 0) {
+		struct stat st;
+		if (fstatat(F.root_fd, FOLDFS_RECORD_NAME, &st,
+			    AT_SYMLINK_NOFOLLOW) == 0) {
+			record_dev = st.st_dev;
+			record_ino = st.st_ino;
+		}
+	} else if (r == -EEXIST) {
 		/* another first mount was quicker: it must agree */
 		memset(&cur, 0, sizeof cur);
 		r = foldfs_record_read(F.root_fd, &cur, err, sizeof err);
@@ -628,7 +639,6 @@ static void write_pending_record(void)
 					"by another mount and differs from this "
 					"one's options; mount again\n",
 				F.source, FOLDFS_RECORD_NAME);
-			fuse_session_unmount(F.se);
 			exit(1);
 		}
 	} else if (r < 0) {
@@ -637,6 +647,19 @@ static void write_pending_record(void)
 				"mount only\n",
 			F.source, FOLDFS_RECORD_NAME, strerror(-r));
 	}
+}
+
+/* The mount failed: remove the record write_pending_record() created,
+ * if it is still that file. */
+static void drop_new_record(void)
+{
+	struct stat st;
+
+	if (record_ino &&
+	    fstatat(F.root_fd, FOLDFS_RECORD_NAME, &st, AT_SYMLINK_NOFOLLOW) ==
+		    0 &&
+	    st.st_dev == record_dev && st.st_ino == record_ino)
+		unlinkat(F.root_fd, FOLDFS_RECORD_NAME, 0);
 }
 
 /* ---- startup ----------------------------------------------------------- */
@@ -977,10 +1000,12 @@ mounted_by_helper:
 		die("cannot start the FUSE session (options: %s)", o.fuse_opts);
 	if (fuse_set_signal_handlers(F.se) != 0)
 		die("cannot install signal handlers");
-	if (fuse_session_mount(F.se, F.mountpoint) != 0)
+	write_pending_record();
+	if (fuse_session_mount(F.se, F.mountpoint) != 0) {
+		drop_new_record();
 		die("cannot mount on %s (see the message above; is /dev/fuse "
 		    "usable and fusermount3 installed?)", F.mountpoint);
-	write_pending_record();
+	}
 	if (fuse_daemonize(F.foreground) != 0) {
 		fuse_session_unmount(F.se);
 		die("cannot daemonize");

@@ -1229,6 +1229,11 @@ static void sec_options(void)
 		r = t_mount_refused(fresh, "casefold,encodng=utf8-15.0", out, sizeof out);
 		CHECK(r != 0 && stat(t_path(fresh, ".foldfs"), &rst) == -1,
 		      "a mount refused for a misspelled option wrote no record (exit %d)", r);
+		/* refused by the kernel (blksize is for fuseblk only): the
+		 * record written just before is taken back */
+		r = t_mount_refused(fresh, "casefold,blksize=4096", out, sizeof out);
+		CHECK(r != 0 && stat(t_path(fresh, ".foldfs"), &rst) == -1,
+		      "a mount the kernel refused left no record (exit %d): %s", r, out);
 		r = t_mount(&m, fresh, "casefold,encoding=utf8-15.0");
 		CHECK(r == 0, "the corrected mount then works (%d)", r);
 		if (r == 0)
