@@ -15,12 +15,31 @@ set -eu
 profile=${1:-all}
 # The sanitizer and libFuzzer runtimes of the distribution's default clang
 # (clang-14 on Debian 12, clang-19 on Debian 13).
-llvm=$(apt-cache depends clang 2>/dev/null |
-	sed -n 's/^ *Depends: clang-\([0-9][0-9]*\)$/\1/p' | head -n 1)
-build="gcc make pkg-config libfuse3-dev"
+# Read from the installed clang, else from apt's lists, which a fresh
+# machine may not have yet: as root, fetch them first (an empty answer must
+# not fall back to Debian 12's version on Debian 13).
+llvm_of() {
+	{ dpkg-query -W -f='${Depends}\n' clang 2>/dev/null
+	  apt-cache depends clang 2>/dev/null; } |
+		grep -o 'clang-[0-9][0-9]*' | head -n 1 | sed 's/^clang-//'
+}
+llvm=$(llvm_of)
+case "$profile" in check | bench | all)
+	if [ -z "$llvm" ] && [ "$(id -u)" -eq 0 ]; then
+		apt-get update -qq >/dev/null 2>&1 || true
+		llvm=$(llvm_of)
+	fi ;;
+esac
+if [ -z "$llvm" ]; then
+	case $(. /etc/os-release 2>/dev/null && echo "${VERSION_ID:-}") in
+	13) llvm=19 ;;
+	*) llvm=14 ;;
+	esac
+fi
+build="gcc libc6-dev make pkg-config libfuse3-dev"
 bigendian="gcc-s390x-linux-gnu libc6-dev-s390x-cross qemu-user unicode-data bzip2 python3"
 # (unicode-data, bzip2 and python3 come with $bigendian)
-check="$build libicu-dev libutf8proc-dev clang libclang-rt-${llvm:-14}-dev g++ fuse3 e2fsprogs attr xz-utils $bigendian"
+check="$build libicu-dev libutf8proc-dev clang libclang-rt-${llvm}-dev g++ fuse3 e2fsprogs attr xz-utils $bigendian"
 demo="$build fuse3 e2fsprogs attr"
 case "$profile" in
 build) want=$build ;;
