@@ -125,6 +125,7 @@ struct lent {
 	uint64_t nodeid;	  /* what the kernel was told; 0 = absent */
 	uint64_t expires;	  /* monotonic ns; UINT64_MAX = no expiry */
 	uint64_t gen;		  /* bumps started when noted */
+	uint64_t seq;		  /* noting number: which answer this is */
 	uint16_t len;
 	uint8_t isdir;		  /* nodeid is a directory */
 	char name[];
@@ -134,6 +135,7 @@ static pthread_mutex_t lg_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct lent *lg_tab[LEDGER_BUCKETS];
 static struct lent *fifo_head, *fifo_tail;
 static size_t lg_count;
+static uint64_t lg_seq; /* notes made so far (lg_lock) */
 
 /*
  * Bump bookkeeping.  A bump increments `started`, writes the notification,
@@ -381,6 +383,7 @@ static void note_locked(uint64_t dir, uint64_t key, const char *name,
 	e->isdir = (uint8_t)isdir;
 	e->expires = expires;
 	e->gen = atomic_load(&started);
+	e->seq = ++lg_seq;
 	link_ent(e);
 }
 
@@ -412,7 +415,7 @@ void coh_note(struct node *d, const char *name, uint64_t nodeid)
  * visible to concurrent settles) while names are resolved. */
 struct snap {
 	struct snap *next;
-	uint64_t nodeid, expires, gen;
+	uint64_t nodeid, expires, gen, seq;
 	int differs, isdir;
 	char name[NAME_BUF];
 };
@@ -433,6 +436,7 @@ static struct snap *snapshot(uint64_t dir, uint64_t key, int *oom)
 		c->nodeid = e->nodeid;
 		c->expires = e->expires;
 		c->gen = e->gen;
+		c->seq = e->seq;
 		c->isdir = e->isdir;
 		c->differs = 0;
 		memcpy(c->name, e->name, e->len);
@@ -523,8 +527,11 @@ static void settle(struct node *d, uint64_t key, const char *skip)
 				continue;
 			struct lent *e = find_locked(dir, key, c->name,
 						     strlen(c->name));
-			/* (unless a newer answer replaced it meanwhile) */
-			if (e && e->nodeid == c->nodeid) {
+			/* (unless a lookup noted it again meanwhile: with
+			 * the namespace lock only shared (coh_external) it
+			 * may have, even with the same node id, and then
+			 * the kernel trusts that newer answer) */
+			if (e && e->seq == c->seq) {
 				unlink_ent(e);
 				free(e);
 			}

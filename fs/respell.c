@@ -114,7 +114,8 @@ static int respell_locked(fuse_req_t req, struct node *d, const char *from,
 {
 	struct dir_stamp pre;
 	struct creds c;
-	struct stat st;
+	struct stat st, ent, now;
+	char now_name[NAME_BUF];
 	int r;
 
 	/* (Folding cannot change under the lock; chattr takes it too.) */
@@ -123,6 +124,7 @@ static int respell_locked(fuse_req_t req, struct node *d, const char *from,
 	r = resolve_name(d, from, stored, &st);
 	if (r)
 		return r;
+	ent = st;
 	if ((F.rec.flags & FOLD_STRICT) && name_illformed(to))
 		return -EINVAL;
 	/* An ill-formed name is equivalent only to its own bytes. */
@@ -159,8 +161,12 @@ static int respell_locked(fuse_req_t req, struct node *d, const char *from,
 	dir_index_change(d, stored, NULL, to, &pre);
 	coh_external(d, to);
 	/* The old spelling may now denote another entry of a collision
-	 * group, also where the kernel has it from readdirplus (no note). */
-	coh_inval_async(node_id(d), stored);
+	 * group, also where the kernel has it from readdirplus (no note).
+	 * Only then: invalidating the one dentry of a directory breaks
+	 * getcwd() of the processes inside it and detaches mounts. */
+	if (resolve_name(d, stored, now_name, &now) != 0 ||
+	    now.st_dev != ent.st_dev || now.st_ino != ent.st_ino)
+		coh_inval_async(node_id(d), stored);
 	return 0;
 }
 

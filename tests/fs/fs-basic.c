@@ -1626,6 +1626,17 @@ static void sec_respell(void)
 	CHECK(t_dir_has(sd, "CWD") && !t_dir_has(sd, "Cwd") && t_dir_has(t_path(sd, "CWD"), "made"),
 	      "SOURCE: CWD, with made inside");
 	CHECK(t_file_is(t_path(d, "cWd/MADE"), "m"), "cWd/MADE resolves");
+	/* entered by its stored spelling: the directory's one dentry, which
+	 * the respell must not invalidate (getcwd() would fail for good) */
+	if (CHECK(chdir(t_path(d, "CWD")) == 0, "chdir fold/CWD, the stored spelling")) {
+		ino_t cwdino = t_ino(".");
+		CHECK_OK(t_respell(d, "CWD", "Cwd"), "respell CWD -> Cwd from inside, entered as CWD");
+		char buf[4096];
+		char *g = getcwd(buf, sizeof buf);
+		CHECK(g != NULL && t_ino(buf) == cwdino,
+		      "getcwd() there still names our directory (%s)", g ? t_q(buf) : strerror(errno));
+		CHECK(chdir(here) == 0, "chdir back");
+	}
 
 	/* rename(2)'s permission rules, as an unprivileged user. */
 	CHECK_OK(mkfile(t_path(d, "RootFile"), "r"), "create RootFile (root's, 0644)");

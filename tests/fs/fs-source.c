@@ -615,6 +615,87 @@ static void run_poll_race(void)
 }
 
 
+/* cache=epoch: the watch thread settles a change made in SOURCE with the
+ * directory's namespace lock shared, so lookups run meanwhile.  A lookup
+ * that notes a spelling again (same answer, same node) while settle() is
+ * dropping that spelling's old note must keep its note: the kernel trusts
+ * the new answer, and a later change through the view must invalidate it.
+ * Each round: every case spelling of a 12-letter name looked up, the
+ * notes killed by a bump, the file moved away and back in SOURCE with the
+ * all-caps spelling looked up right after, then renamed through the view:
+ * the all-caps spelling must answer ENOENT at once. */
+static int epoch_bump_from_source(int mdir, int sdir)
+{
+	struct stat st;
+	fstatat(mdir, "Q", &st, 0); /* a negative entry Q ... */
+	close(openat(sdir, "q", O_CREAT | O_WRONLY | O_CLOEXEC, 0644)); /* ... made stale */
+	t_sleep_ms(50);
+	unlinkat(sdir, "q", 0);
+	t_sleep_ms(50);
+	return 0;
+}
+
+static void run_settle_race(void)
+{
+	t_section("cache=epoch: a lookup during a SOURCE change's settling keeps its note");
+	enum { NL = 12, NV = 1 << NL, ROUNDS = 25 };
+	static const char base[] = "abcdefghijkl";
+	const char *src = t_newdir("src-settle");
+	struct t_mount m = {0};
+	char v[NL + 1], up[NL + 1];
+	struct stat st;
+	int stale = 0, r;
+
+	mkdir(t_path(src, "d"), 0755);
+	mkdir(t_path(src, "e"), 0755);
+	if (t_mount(&m, src, "casefold,cache=epoch,timeout=30"))
+		return;
+	int sd = open(t_path(src, "d"), O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int se = open(t_path(src, "e"), O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int md = open(t_path(m.mnt, "d"), O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int me = open(t_path(m.mnt, "e"), O_PATH | O_DIRECTORY | O_CLOEXEC);
+	close(openat(sd, base, O_CREAT | O_WRONLY | O_CLOEXEC, 0644));
+	int hold = openat(md, base, O_RDONLY | O_CLOEXEC); /* keeps its node */
+	if (!CHECK(sd >= 0 && se >= 0 && md >= 0 && me >= 0 && hold >= 0, "set-up"))
+		goto out;
+	for (int i = 0; i < NL; i++)
+		up[i] = (char)(base[i] - 32);
+	up[NL] = 0;
+	for (r = 0; r < ROUNDS && !stale; r++) {
+		epoch_bump_from_source(me, se);
+		for (int k = NV - 1; k >= 0; k--) { /* all caps first: oldest note */
+			for (int i = 0; i < NL; i++)
+				v[i] = (char)((k >> (NL - 1 - i)) & 1 ? base[i] - 32 : base[i]);
+			v[NL] = 0;
+			fstatat(md, v, &st, 0);
+		}
+		epoch_bump_from_source(me, se); /* the notes dead, still kept */
+		renameat(sd, base, sd, "tmp");	/* in SOURCE: away ... */
+		for (volatile long d = 0; d < (r * 7919L) % 400000; d++)
+			;
+		renameat(sd, "tmp", sd, base);	/* ... and back */
+		fstatat(md, up, &st, 0);	/* noted again, settle running */
+		t_sleep_ms(300);
+		if (!CHECK(renameat(md, base, md, "zz") == 0, "round %d: rename through the view: %s",
+			   r, strerror(errno)))
+			break;
+		if (fstatat(md, up, &st, 0) == 0) {
+			stale++;
+			t_note("round %d: %s still found after the rename returned", r, up);
+		}
+		renameat(md, "zz", md, base);
+	}
+	CHECK(stale == 0, "%d rounds: after a rename through the view the all-caps spelling "
+	      "answers ENOENT at once (%d stale)", r, stale);
+out:
+	close(hold);
+	close(sd);
+	close(se);
+	close(md);
+	close(me);
+	t_umount(&m);
+}
+
 /* Indexed directories removed other than by rmdir through the view (a
  * rename over them, rmdir in SOURCE): once the kernel forgets them, the
  * daemon must let go of them (index, descriptor, inotify watch). */
@@ -687,6 +768,7 @@ int main(int argc, char **argv)
 	run_create_over_negative();
 	run_removed_indexed();
 	run_poll_race();
+	run_settle_race();
 	run_index_fd_cap();
 	run_overflow();
 	return t_finish();
