@@ -81,7 +81,10 @@
  * sits in the dcache.  So changed spellings are also queued for a worker
  * thread that sends notify_inval_entry after the reply, outside any
  * request, where blocking on the directory lock is harmless.  This is
- * cleanup only; correctness never waits for it.
+ * cleanup only; correctness never waits for it.  A positive note that no
+ * longer counts for correctness (expired, or older than a bump) is kept
+ * for this while its node lives (kept_q), since the dentry outlives the
+ * kernel's trust in it.
  *
  * CHANGES OUTSIDE THE MOUNT (watch.c): for an indexed directory every
  * event runs the same check (coh_external, by the watcher thread with the
@@ -128,12 +131,21 @@ struct lent {
 	uint64_t seq;		  /* noting number: which answer this is */
 	uint16_t len;
 	uint8_t isdir;		  /* nodeid is a directory */
+	uint8_t kept;		  /* dead, kept for cleanup (kept_q) */
 	char name[];
 };
 
 static pthread_mutex_t lg_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct lent *lg_tab[LEDGER_BUCKETS];
-static struct lent *fifo_head, *fifo_tail;
+/* Two FIFOs, oldest first: live_q holds the notes in noting order (the
+ * dead gather at its head); kept_q the dead positive notes whose node the
+ * kernel still holds, for cleanup only: after `stat FOO` the dentry "FOO"
+ * pins the file long after the kernel stopped trusting it, and `rm foo`
+ * must still find "FOO" to invalidate it. */
+struct fifo {
+	struct lent *head, *tail;
+};
+static struct fifo live_q, kept_q;
 static size_t lg_count;
 static uint64_t lg_seq; /* notes made so far (lg_lock) */
 
@@ -157,6 +169,30 @@ static size_t bucket(uint64_t dir, uint64_t key)
 	return (size_t)(h ^ (h >> 31)) & (LEDGER_BUCKETS - 1);
 }
 
+static void fifo_remove(struct fifo *q, struct lent *e)
+{
+	if (e->prev)
+		e->prev->next = e->next;
+	else
+		q->head = e->next;
+	if (e->next)
+		e->next->prev = e->prev;
+	else
+		q->tail = e->prev;
+	e->prev = e->next = NULL;
+}
+
+static void fifo_append(struct fifo *q, struct lent *e)
+{
+	e->prev = q->tail;
+	e->next = NULL;
+	if (q->tail)
+		q->tail->next = e;
+	else
+		q->head = e;
+	q->tail = e;
+}
+
 static void unlink_ent(struct lent *e)
 {
 	struct lent **pp = &lg_tab[bucket(e->dir, e->key)];
@@ -165,15 +201,8 @@ static void unlink_ent(struct lent *e)
 		pp = &(*pp)->hnext;
 	if (*pp)
 		*pp = e->hnext;
-	if (e->prev)
-		e->prev->next = e->next;
-	else
-		fifo_head = e->next;
-	if (e->next)
-		e->next->prev = e->prev;
-	else
-		fifo_tail = e->prev;
-	e->prev = e->next = e->hnext = NULL;
+	e->hnext = NULL;
+	fifo_remove(e->kept ? &kept_q : &live_q, e);
 	lg_count--;
 }
 
@@ -183,13 +212,8 @@ static void link_ent(struct lent *e)
 
 	e->hnext = lg_tab[b];
 	lg_tab[b] = e;
-	e->prev = fifo_tail;
-	e->next = NULL;
-	if (fifo_tail)
-		fifo_tail->next = e;
-	else
-		fifo_head = e;
-	fifo_tail = e;
+	e->kept = 0;
+	fifo_append(&live_q, e);
 	lg_count++;
 }
 
@@ -199,12 +223,24 @@ static int live_at(uint64_t expires, uint64_t gen, uint64_t now)
 }
 #define live(e, now) live_at((e)->expires, (e)->gen, (now))
 
-/* Free notes that can no longer matter (FIFO order is noting order, so
- * they gather at the head). */
+/* Dead notes (they gather at live_q's head): positive ones whose node is
+ * still held move to kept_q, the rest are freed; kept notes whose node
+ * the kernel has forgotten go too (checked at kept_q's head). */
 static void prune_locked(uint64_t now)
 {
-	while (fifo_head && !live(fifo_head, now)) {
-		struct lent *h = fifo_head;
+	while (live_q.head && !live(live_q.head, now)) {
+		struct lent *h = live_q.head;
+		if (h->nodeid && node_alive(h->nodeid)) {
+			fifo_remove(&live_q, h);
+			h->kept = 1;
+			fifo_append(&kept_q, h);
+		} else {
+			unlink_ent(h);
+			free(h);
+		}
+	}
+	while (kept_q.head && !node_alive(kept_q.head->nodeid)) {
+		struct lent *h = kept_q.head;
 		unlink_ent(h);
 		free(h);
 	}
@@ -212,8 +248,8 @@ static void prune_locked(uint64_t now)
 
 static void free_all_locked(void)
 {
-	while (fifo_head) {
-		struct lent *h = fifo_head;
+	while (live_q.head || kept_q.head) {
+		struct lent *h = kept_q.head ? kept_q.head : live_q.head;
 		unlink_ent(h);
 		free(h);
 	}
@@ -248,11 +284,15 @@ void coh_probe(void)
 	atomic_store(&F.epoch, r == 0);
 	if (r == 0 && F.cache == CACHE_EPOCH)
 		F.fold_cache = 1;
-	if (r != 0 && F.cache == CACHE_EPOCH)
+	if (r != 0 && F.cache == CACHE_EPOCH) {
+		/* as documented (and said): not auto, which would still
+		 * cache directories for `timeout` */
+		F.cache = CACHE_NONE;
 		fprintf(stderr,
 			"foldfs: the kernel refused FUSE_NOTIFY_INC_EPOCH (%s; "
 			"needs Linux 6.16 or later): using cache=none\n",
 			strerror(-r));
+	}
 	dlog("epoch notification %s; folding directories %s",
 	     r == 0 ? "available" : "unavailable",
 	     F.fold_cache ? "cached (cache=epoch)" : "not cached");
@@ -346,6 +386,12 @@ static void note_locked(uint64_t dir, uint64_t key, const char *name,
 		unlink_ent(e);
 	} else {
 		prune_locked(now);
+		if (lg_count >= LEDGER_MAX && kept_q.head) {
+			/* cleanup only: the oldest goes first */
+			struct lent *h = kept_q.head;
+			unlink_ent(h);
+			free(h);
+		}
 		if (lg_count >= LEDGER_MAX) {
 			if (F.fold_cache) {
 				/* Forgetting live notes is only safe after a
@@ -358,7 +404,7 @@ static void note_locked(uint64_t dir, uint64_t key, const char *name,
 			if (lg_count >= LEDGER_MAX) {
 				/* cleanup notes only (or the bump failed and
 				 * nothing is cached any more) */
-				struct lent *h = fifo_head;
+				struct lent *h = live_q.head;
 				unlink_ent(h);
 				free(h);
 			}
@@ -572,7 +618,7 @@ void coh_external_dir(struct node *d)
 	/* We do not know what changed: if the kernel may hold anything
 	 * of this directory from us, drop it all. */
 	pthread_mutex_lock(&lg_lock);
-	for (struct lent *e = fifo_head; e; e = e->next) {
+	for (struct lent *e = live_q.head; e; e = e->next) {
 		if (e->dir == dir && live(e, now)) {
 			if (e->expires != UINT64_MAX)
 				bump = 1;
@@ -580,6 +626,14 @@ void coh_external_dir(struct node *d)
 			memcpy(name, e->name, e->len);
 			name[e->len] = '\0';
 			coh_inval_async(dir, name);
+		}
+	}
+	for (struct lent *e = kept_q.head; e; e = e->next) {
+		if (e->dir == dir) {
+			char name[NAME_BUF];
+			memcpy(name, e->name, e->len);
+			name[e->len] = '\0';
+			coh_inval_async(dir, name); /* cleanup only */
 		}
 	}
 	pthread_mutex_unlock(&lg_lock);

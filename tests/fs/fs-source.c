@@ -615,6 +615,35 @@ static void run_poll_race(void)
 }
 
 
+/* cache=epoch: a file looked up by another spelling and then removed
+ * through the view by its own: the kernel's dentry of that other spelling
+ * still pins it (and the daemon its descriptor) until the cleanup
+ * invalidation drops it.  That must work also after the note stopped
+ * counting for correctness (it expired: 2 * timeout + 1 s) and a new note
+ * elsewhere pruned the dead ones.  (cache=auto gives such files entry
+ * timeout 0: the kernel does not keep their dentries.) */
+static void run_cleanup_after_expiry(void)
+{
+	t_section("cache=epoch: a removed file's other cached spellings are let go after expiry");
+	const char *src = t_newdir("src-pin");
+	struct t_mount m = {0};
+	struct stat st;
+	if (t_mount(&m, src, "casefold,cache=epoch,timeout=1"))
+		return;
+	mkdir(t_path(m.mnt, "f"), 0755);
+	mkdir(t_path(m.mnt, "h"), 0755);
+	CHECK_OK(t_write_file(t_path(m.mnt, "f/foo"), "pinned"), "f/foo");
+	CHECK_OK(stat(t_path(m.mnt, "f/FOO"), &st), "stat f/FOO");
+	t_sleep_ms(3500); /* its note expires */
+	CHECK_OK(t_write_file(t_path(m.mnt, "h/bar"), "b"), "h/bar (a new note)");
+	CHECK_OK(unlink(t_path(m.mnt, "f/foo")), "rm f/foo");
+	int held = -1;
+	for (int k = 0; (held = daemon_fds(m.pid, 1)) > 0 && k < 100; k++)
+		t_sleep_ms(20);
+	CHECK(held == 0, "the daemon holds no removed file (%d)", held);
+	t_umount(&m);
+}
+
 /* cache=epoch: the watch thread settles a change made in SOURCE with the
  * directory's namespace lock shared, so lookups run meanwhile.  A lookup
  * that notes a spelling again (same answer, same node) while settle() is
@@ -769,6 +798,7 @@ int main(int argc, char **argv)
 	run_removed_indexed();
 	run_poll_race();
 	run_settle_race();
+	run_cleanup_after_expiry();
 	run_index_fd_cap();
 	run_overflow();
 	return t_finish();
