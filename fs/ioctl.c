@@ -174,6 +174,7 @@ void op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned cmd, void *arg,
 			fuse_reply_err(req, -r);
 			return;
 		}
+		fold_refresh(n); /* a change made in SOURCE, as lookups see it */
 		if (dir_folds(n))
 			cur |= FOLDFS_CASEFOLD_FL;
 		reply_flags(req, cur, out_bufsz);

@@ -11,6 +11,7 @@
 #define _FILE_OFFSET_BITS 64
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -116,10 +117,10 @@ static const char help_text[] =
 "  After a change through the mount returns, no spelling of the name gives a\n"
 "  stale answer.  Changes made directly in SOURCE show within `timeout`\n"
 "  seconds (at once for lookups the kernel has not cached).  A case-only\n"
-"  rename (foo -> FOO, also mv) succeeds without changing the stored\n"
-"  spelling: the kernel treats both names as the same file and never asks\n"
-"  the daemon.  Use foldfs --respell foo FOO (or rename via a temporary\n"
-"  name).\n"
+"  rename (foo -> FOO) changes nothing: rename() returns 0, mv fails with\n"
+"  \"are the same file\"; the kernel treats both names as the same file and\n"
+"  never asks the daemon.  Use foldfs --respell foo FOO (or rename via a\n"
+"  temporary name).\n"
 "\n"
 "Limits:\n"
 "  flock() and POSIX (fcntl, OFD) locks are passed through to SOURCE, so they\n"
@@ -649,6 +650,38 @@ static void write_pending_record(void)
 	}
 }
 
+/* Hold a shared lock on the record for the daemon's life: foldfs-check
+ * --set-encoding takes it exclusively, so it refuses while a view is up
+ * (the daemon keeps the encoding it read).  The record is read again under
+ * the lock: one replaced since settle_record() read it is refused. */
+static void lock_record(void)
+{
+	struct foldfs_record cur;
+	char err[256] = "";
+	int fd;
+
+	if (F.nofold)
+		return;
+	fd = openat(F.root_fd, FOLDFS_RECORD_NAME,
+		    O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return; /* none (read-only first mount, unwritable SOURCE) */
+	if (flock(fd, LOCK_SH | LOCK_NB) < 0) {
+		if (errno == EWOULDBLOCK)
+			die("%s/%s is being replaced by foldfs-check "
+			    "--set-encoding; mount again when it has finished",
+			    F.source, FOLDFS_RECORD_NAME);
+		close(fd); /* no locks on this file system: nothing to hold */
+		return;
+	}
+	memset(&cur, 0, sizeof cur);
+	if (foldfs_record_read(F.root_fd, &cur, err, sizeof err) < 0 ||
+	    strcmp(cur.encoding, F.rec.encoding) || cur.flags != F.rec.flags)
+		die("%s/%s changed while this mount read it; mount again",
+		    F.source, FOLDFS_RECORD_NAME);
+	/* fd stays open: the lock lasts as long as the daemon */
+}
+
 /* The mount failed: remove the record write_pending_record() created,
  * if it is still that file. */
 static void drop_new_record(void)
@@ -1001,6 +1034,7 @@ mounted_by_helper:
 	if (fuse_set_signal_handlers(F.se) != 0)
 		die("cannot install signal handlers");
 	write_pending_record();
+	lock_record();
 	if (fuse_session_mount(F.se, F.mountpoint) != 0) {
 		drop_new_record();
 		die("cannot mount on %s (see the message above; is /dev/fuse "

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -93,7 +94,7 @@ static void usage(FILE *f)
 "\n"
 "Output:\n"
 "  -j, --json             JSON Lines: one object per finding, then a summary\n"
-"  -q, --quiet            only problems and the summary's exit status\n"
+"  -q, --quiet            only problems: no header, no summary\n"
 "  -x, --one-file-system  do not descend into other file systems\n"
 "      --progress         show the progress line even when stderr is not a\n"
 "                         terminal (default: only on a terminal)\n"
@@ -469,11 +470,15 @@ static int do_set_encoding(struct check *c)
 	}
 	if (c->st.class_changes || c->st.would_collide || c->st.would_split ||
 	    c->st.would_strict) {
+		char enc[64];
+
+		fold_encoding_name(&c->tctx, enc, sizeof enc);
 		fprintf(stderr,
 			"foldfs-check: %s: refusing --set-encoding %s: the "
-			"names listed above would change equivalence; rename "
-			"them (or use --fix) and retry\n",
-			rep_q(c->root), c->tenc_name);
+			"names listed above would change equivalence or be "
+			"refused; rename them (collisions under the new "
+			"encoding: --fix --encoding %s) and retry\n",
+			rep_q(c->root), c->tenc_name, enc);
 		return status | EXIT_UNCORRECTED;
 	}
 	memset(&rec, 0, sizeof rec);
@@ -493,7 +498,26 @@ static int do_set_encoding(struct check *c)
 	}
 	snprintf(rec.creator, sizeof rec.creator, "foldfs-check %s",
 		 FOLDFS_VERSION);
+	/* A mounted view keeps the encoding it was mounted with (and would
+	 * let names in that collide under the new one): every foldfs daemon
+	 * holds a shared lock on the record it read. */
+	int lk = openat(fd, FOLDFS_RECORD_NAME,
+			O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (lk >= 0 && flock(lk, LOCK_EX | LOCK_NB) < 0 &&
+	    errno == EWOULDBLOCK) {
+		fprintf(stderr,
+			"foldfs-check: %s: refusing --set-encoding: the tree "
+			"is mounted by foldfs, which keeps the encoding it "
+			"was mounted with; unmount every view of it and "
+			"retry\n",
+			rep_q(c->root));
+		close(lk);
+		close(fd);
+		return status | EXIT_UNCORRECTED;
+	}
 	r = foldfs_record_write(fd, &rec);
+	if (lk >= 0)
+		close(lk); /* (after the new record is in place) */
 	close(fd);
 	if (r < 0) {
 		fprintf(stderr, "foldfs-check: %s/%s: cannot write: %s\n",

@@ -1294,7 +1294,20 @@ static void sec_options(void)
 		r = access(chk, X_OK) ? -2 : run_tool(out, sizeof out, chk, m.mnt, NULL, NULL, NULL);
 		CHECK(r == 8 && contains(out, "inside a foldfs view"),
 		      "foldfs-check on a view refuses, exit 8 (%d): %s", r, out);
+		/* the running daemon keeps the encoding it read: a new record
+		 * under it would let names in that collide under the new one */
+		char before[1024], after[1024];
+		ssize_t nb = t_read_file(t_path(src, ".foldfs"), before, sizeof before);
+		r = run_tool(out, sizeof out, chk, "-q", "--set-encoding", "utf8-15.0", src);
+		CHECK(r == 4 && contains(out, "unmount every view") && nb > 0 &&
+			      t_read_file(t_path(src, ".foldfs"), after, sizeof after) == nb &&
+			      !strcmp(before, after),
+		      "--set-encoding while mounted: refused, exit 4, record kept (%d): %s", r, out);
 		t_umount(&m);
+		r = run_tool(out, sizeof out, chk, "-q", "--set-encoding", "utf8-15.0", src);
+		CHECK(r == 0 && t_read_file(t_path(src, ".foldfs"), after, sizeof after) > 0 &&
+			      contains(after, "encoding=utf8-15.0.0"),
+		      "--set-encoding once unmounted: done (%d): %s", r, out);
 	}
 
 	/* mount(8) resets PATH before it runs mount.fuse3, so a foldfs that is
