@@ -556,7 +556,7 @@ int foldfs_dir_casefold_get(int dirfd)
 	return n == 1 && v[0] == '1';
 }
 
-int foldfs_dir_casefold_set(int dirfd, int on)
+static int casefold_set_once(int dirfd, int on)
 {
 	if (on)
 		return dir_setxattr(dirfd, FOLDFS_XATTR_CASEFOLD, "1", 1) < 0
@@ -566,6 +566,27 @@ int foldfs_dir_casefold_set(int dirfd, int on)
 	    errno != ENODATA)
 		return -errno;
 	return 0;
+}
+
+int foldfs_dir_casefold_set(int dirfd, int on)
+{
+	struct stat st;
+	char path[64];
+	int r = casefold_set_once(dirfd, on);
+
+	/* user.* xattrs need write permission on the inode, the casefold
+	 * flag (as ext4's FS_IOC_SETFLAGS) only ownership: an owner without
+	 * CAP_DAC_OVERRIDE may still flag its own read-only directory. */
+	if (r != -EACCES || fstat(dirfd, &st) < 0 || st.st_uid != geteuid() ||
+	    (st.st_mode & S_IWUSR))
+		return r;
+	snprintf(path, sizeof path, "/proc/self/fd/%d", dirfd);
+	if (chmod(path, (st.st_mode & 07777) | S_IWUSR) < 0)
+		return r;
+	r = casefold_set_once(dirfd, on);
+	if (chmod(path, st.st_mode & 07777) < 0 && r == 0)
+		r = -errno;
+	return r;
 }
 
 void foldfs_record_print(const struct foldfs_record *rec, const char *source,

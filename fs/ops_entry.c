@@ -378,12 +378,21 @@ static void make(fuse_req_t req, struct node *d, const char *name,
 		/* chattr +F is inherited by new subdirectories. */
 		struct node *n = node_of(e.ino);
 		int x = foldfs_dir_casefold_set(n->fd, 1);
-		if (x < 0)
+		if (x < 0) {
+			/* Never leave a subdirectory that silently does not
+			 * fold: undo the mkdir and say why. */
 			fprintf(stderr, "foldfs: cannot mark new directory "
 					"%s as folding: %s\n", name,
 				strerror(-x));
-		else
+			if (unlinkat(d->fd, name, AT_REMOVEDIR) == 0) {
+				dir_index_change(d, name, NULL, NULL, &pre);
+				coh_changed(d, name, 0);
+				node_forget(n, 1);
+				r = x;
+			}
+		} else {
 			dir_set_fold(n, 1);
+		}
 	}
 out:
 	ns_unlock(d);
@@ -642,9 +651,10 @@ void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 		} else {
 			/* Replace dst, then give it the new spelling.  A
 			 * crash in between leaves the renamed object under
-			 * dst's spelling: nothing is lost. */
+			 * dst's spelling: nothing is lost.  An exchange
+			 * keeps both stored names, as ext4 does. */
 			r = rename2(d1->fd, src, d2->fd, dst, flags);
-			if (r == 0) {
+			if (r == 0 && !(flags & RENAME_EXCHANGE)) {
 				int r2 = rename2(d2->fd, dst, d2->fd, newname,
 						 RENAME_NOREPLACE);
 				if (r2)
@@ -663,10 +673,7 @@ void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 		goto out;
 
 	if (flags & RENAME_EXCHANGE) {
-		/* Both names still exist; only the spelling in d2 may have
-		 * changed (replaced != NULL). */
-		if (replaced)
-			dir_index_change(d2, replaced, NULL, newname, &pre2);
+		/* Both stored names still exist, unchanged. */
 	} else if (d1 == d2) {
 		dir_index_change(d1, src, replaced, newname, &pre1);
 	} else {

@@ -1664,6 +1664,30 @@ static int run_wait(const char *const argv[])
 
 /* A mount by an unprivileged user, as an fstab line with "user" makes
  * one: the daemon runs as that user and mounts through fusermount3. */
+
+/* chattr +F through the view, and whether lsattr shows F (-1: error). */
+static int cf_set(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fl = 0, r = -1;
+	if (fd >= 0 && ioctl(fd, FS_IOC_GETFLAGS, &fl) == 0)
+		r = ioctl(fd, FS_IOC_SETFLAGS, &(int){fl | 0x40000000});
+	int e = errno;
+	if (fd >= 0)
+		close(fd);
+	errno = e;
+	return r;
+}
+
+static int cf_get(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fl = 0, r = -1;
+	if (fd >= 0 && ioctl(fd, FS_IOC_GETFLAGS, &fl) == 0)
+		r = (fl & 0x40000000) != 0;
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
 static void sec_user_mount(void)
 {
 	static const char fusermount[] = "/usr/bin/fusermount3";
@@ -1730,6 +1754,29 @@ static void sec_user_mount(void)
 		const char *umount_argv[] = {fusermount, "-u", mnt, NULL};
 		r = run_wait(umount_argv);
 		CHECK(r == 0, "uid %d: fusermount3 -u unmounts (exit %d)", (int)uid, r);
+		/* Per-directory folding by a daemon without CAP_DAC_OVERRIDE:
+		 * a read-only new subdirectory of a folding one inherits the
+		 * attribute, and the owner may flag an empty read-only
+		 * directory (ext4 asks only ownership), modes unchanged. */
+		const char *mount2_argv[] = {t_opt.foldfs, src, mnt, NULL};
+		r = run_wait(mount2_argv);
+		CHECK(r == 0, "uid %d: mounted again without -o casefold (exit %d)", (int)uid, r);
+		if (r != 0)
+			_exit(1);
+		CHECK_OK(mkdir(t_path(mnt, "F"), 0755), "uid %d: mkdir F", (int)uid);
+		CHECK_OK(cf_set(t_path(mnt, "F")), "uid %d: chattr +F F", (int)uid);
+		CHECK_OK(mkdir(t_path(mnt, "F/ro"), 0555), "uid %d: mkdir -m 555 F/ro", (int)uid);
+		CHECK(cf_get(t_path(mnt, "F/ro")) == 1 && stat(t_path(src, "F/ro"), &c) == 0 &&
+			      (c.st_mode & 07777) == 0555,
+		      "uid %d: F/ro inherits the casefold flag, mode 0555 kept", (int)uid);
+		CHECK_OK(mkdir(t_path(mnt, "ro2"), 0555), "uid %d: mkdir -m 555 ro2", (int)uid);
+		CHECK_OK(cf_set(t_path(mnt, "ro2")), "uid %d: chattr +F on the own empty 0555 ro2",
+			 (int)uid);
+		CHECK(cf_get(t_path(mnt, "ro2")) == 1 && stat(t_path(src, "ro2"), &c) == 0 &&
+			      (c.st_mode & 07777) == 0555,
+		      "uid %d: ro2 folds, mode 0555 kept", (int)uid);
+		r = run_wait(umount_argv);
+		CHECK(r == 0, "uid %d: unmounted again (exit %d)", (int)uid, r);
 		_exit(0);
 	}
 	CHECK(pid > 0 && wait_bounded(pid, &st, 120) == 0 && WIFEXITED(st) &&
@@ -1746,6 +1793,9 @@ static void sec_user_mount(void)
 	CHECK(!t_is_mounted(mnt), "nothing left mounted");
 	unlink(t_path(src, "Foo.TXT"));
 	unlink(t_path(src, ".foldfs"));
+	rmdir(t_path(src, "F/ro"));
+	rmdir(t_path(src, "F"));
+	rmdir(t_path(src, "ro2"));
 	rmdir(src);
 	rmdir(mnt);
 	rmdir(base);
@@ -1901,6 +1951,8 @@ int main(int argc, char **argv)
 				      t_dir_has(f, "Eq_A") ==
 			      2,
 		      "still two entries");
+		CHECK(t_dir_has(f, "eq_a") && t_dir_has(f, "eq_b"),
+		      "both stored spellings kept (an exchange renames nothing, as on ext4)");
 		t_umount(&m);
 	}
 	sec_single();
