@@ -14,8 +14,9 @@
  *  - Well-formed UTF-8 means: shortest form, no surrogates, at most U+10FFFF,
  *    and no NUL byte (a file name cannot contain one).
  *  - An ill-formed name is never partly interpreted and never repaired: it is
- *    an opaque byte string, equal only to itself byte for byte.  Strict
- *    contexts (FOLD_STRICT) make fold_normalize()/fold_key() refuse it;
+ *    an opaque byte string, equal only to itself byte for byte.
+ *    fold_normalize() always refuses it, and strict contexts (FOLD_STRICT)
+ *    make fold_key() refuse it too;
  *    comparison and hashing always treat it as opaque so they cannot fail.
  *  - Under Unicode version V, a code point assigned after V is unassigned:
  *    no decomposition, combining class 0, no case folding.  The equivalence
@@ -209,7 +210,8 @@ int fold_validate(const struct fold_ctx *ctx, const char *s, size_t n,
  * Writes at most cap bytes (no NUL terminator is added) and returns the full
  * length of the result, which may exceed cap: call with cap 0 to size a
  * buffer.  Bytes of out past the result (up to cap) may be used as
- * scratch space.  An ill-formed s returns FOLD_EILSEQ and writes nothing.
+ * scratch space, so out must not overlap s (no in-place use).  An
+ * ill-formed s returns FOLD_EILSEQ and writes nothing, in any context.
  */
 ssize_t fold_normalize(const struct fold_ctx *ctx, const char *s, size_t n,
 		       char *out, size_t cap);
@@ -264,8 +266,8 @@ ssize_t fold_normalizez(const struct fold_ctx *ctx, const char *s, char *out,
 ssize_t fold_keyz(const struct fold_ctx *ctx, const char *s, char *out,
 		  size_t cap);
 
-/* Per-code-point queries (for tools and tests).  Code points assigned after
- * ctx's version report age 0 / class 0.  fold_cp_ccc returns FOLD_EINVAL
+/* Per-code-point queries (for tools and tests).  fold_cp_ccc: code points
+ * assigned after ctx's version report class 0.  fold_cp_ccc returns FOLD_EINVAL
  * for a bad ctx or cp > 0x10FFFF, and 0 under "ascii". */
 int fold_cp_ccc(const struct fold_ctx *ctx, uint32_t cp);
 /* Unicode version in which cp was assigned, as FOLD_UNICODE(), 0 if

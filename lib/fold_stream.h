@@ -157,7 +157,11 @@ static inline void fs_init(struct fstream *fs, const struct fold_ctx *ctx,
 	fs_init_rest(fs, ctx, valid);
 }
 
-/* Internal: keep out of the shared object's ABI. */
+/* Internal: keep out of the shared object's ABI, and (for libfold.a,
+ * where hidden symbols still link) out of the client's namespace. */
+#define fs_fill fold_fs_fill
+#define fs_first fold_fs_first
+#define fs_lead fold_fs_lead
 #pragma GCC visibility push(hidden)
 
 /*
