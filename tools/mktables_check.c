@@ -167,8 +167,44 @@ static void check_composition(void)
 	}
 }
 
+/*
+ * Reserved code points that are Default_Ignorable are dropped under every
+ * version (ignorable_at: age 0), assigned ones from their version on.  A
+ * UCD that assigned one of today's reserved ignorables, or reserved a new
+ * one, would change what contexts older than that UCD drop, so their
+ * equivalence would change when the tables move on -- which fold.h
+ * promises never happens.  So today's set (Unicode 15.0) is frozen here,
+ * and a UCD that differs stops the generator: decide how ignorable_at()
+ * keeps the old versions as they were, then update the list.
+ */
+static const uint32_t reserved_ignorables[][2] = {
+	{0x2065, 0x2065},   {0xFFF0, 0xFFF8},	{0xE0000, 0xE0000},
+	{0xE0002, 0xE001F}, {0xE0080, 0xE00FF}, {0xE01F0, 0xE0FFF},
+};
+
+static void check_reserved_ignorables(void)
+{
+	size_t i, n = sizeof reserved_ignorables / sizeof *reserved_ignorables;
+	uint32_t cp;
+
+	for (cp = 0; cp <= MAX_CP; cp++) {
+		int frozen = 0, now = U.di[cp] && !U.age[cp];
+		for (i = 0; i < n; i++)
+			frozen |= cp >= reserved_ignorables[i][0] &&
+				  cp <= reserved_ignorables[i][1];
+		if (frozen != now)
+			die("U+%04X: %s: older versions would change what "
+			    "they drop (see check_reserved_ignorables)", cp,
+			    now ? "a reserved Default_Ignorable_Code_Point "
+				  "in this UCD, not in Unicode 15.0's"
+				: "a reserved Default_Ignorable_Code_Point in "
+				  "Unicode 15.0's UCD, no longer in this one");
+	}
+}
+
 void check_all(void)
 {
+	check_reserved_ignorables();
 	check_versions();
 	check_fixpoints();
 	check_outputs();
