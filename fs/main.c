@@ -650,6 +650,19 @@ static void write_pending_record(void)
 	}
 }
 
+/* The mount failed (or its record cannot be held): remove the record write_pending_record() created,
+ * if it is still that file. */
+static void drop_new_record(void)
+{
+	struct stat st;
+
+	if (record_ino &&
+	    fstatat(F.root_fd, FOLDFS_RECORD_NAME, &st, AT_SYMLINK_NOFOLLOW) ==
+		    0 &&
+	    st.st_dev == record_dev && st.st_ino == record_ino)
+		unlinkat(F.root_fd, FOLDFS_RECORD_NAME, 0);
+}
+
 /* Hold a shared lock on the record for the daemon's life: foldfs-check
  * --set-encoding takes it exclusively, so it refuses while a view is up
  * (the daemon keeps the encoding it read).  The record is read again under
@@ -667,32 +680,23 @@ static void lock_record(void)
 	if (fd < 0)
 		return; /* none (read-only first mount, unwritable SOURCE) */
 	if (flock(fd, LOCK_SH | LOCK_NB) < 0) {
-		if (errno == EWOULDBLOCK)
+		if (errno == EWOULDBLOCK) {
+			drop_new_record();
 			die("%s/%s is being replaced by foldfs-check "
 			    "--set-encoding; mount again when it has finished",
 			    F.source, FOLDFS_RECORD_NAME);
+		}
 		close(fd); /* no locks on this file system: nothing to hold */
 		return;
 	}
 	memset(&cur, 0, sizeof cur);
 	if (foldfs_record_read(F.root_fd, &cur, err, sizeof err) < 0 ||
-	    strcmp(cur.encoding, F.rec.encoding) || cur.flags != F.rec.flags)
+	    strcmp(cur.encoding, F.rec.encoding) || cur.flags != F.rec.flags) {
+		drop_new_record();
 		die("%s/%s changed while this mount read it; mount again",
 		    F.source, FOLDFS_RECORD_NAME);
+	}
 	/* fd stays open: the lock lasts as long as the daemon */
-}
-
-/* The mount failed: remove the record write_pending_record() created,
- * if it is still that file. */
-static void drop_new_record(void)
-{
-	struct stat st;
-
-	if (record_ino &&
-	    fstatat(F.root_fd, FOLDFS_RECORD_NAME, &st, AT_SYMLINK_NOFOLLOW) ==
-		    0 &&
-	    st.st_dev == record_dev && st.st_ino == record_ino)
-		unlinkat(F.root_fd, FOLDFS_RECORD_NAME, 0);
 }
 
 /* ---- startup ----------------------------------------------------------- */
