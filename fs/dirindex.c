@@ -383,6 +383,8 @@ struct dirindex *idx_from_names(const char *const *names, size_t n)
 	return x;
 }
 
+#define STAMP_SETTLED_SEC 3
+
 /* Read the directory into a new index (ilock held). */
 static int scan(struct node *d, struct dirindex **out)
 {
@@ -393,6 +395,10 @@ static int scan(struct node *d, struct dirindex **out)
 	char *buf;
 	int fd, err = 0;
 	struct stat st;
+	/* Read before the scan: events lost (IN_Q_OVERFLOW) and drained by
+	 * another thread while we read the directory make this index stale
+	 * at once, as its scan may have missed the lost names. */
+	unsigned gen = atomic_load(&idx_generation);
 
 	fd = openat(d->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
@@ -412,6 +418,18 @@ static int scan(struct node *d, struct dirindex **out)
 	if (fstat(fd, &st) == 0) {
 		ds->mtime = st.st_mtim;
 		ds->ctime = st.st_ctim;
+		/* Poll: on a coarse clock (a second on ext4 with 128-byte
+		 * inodes, 2 s on FAT, a jiffy before Linux 6.13) a change
+		 * later in the same tick leaves these stamps as they are.
+		 * Stamps that recent are checked again by a rescan once the
+		 * tick is surely over. */
+		struct timespec now;
+		if (ds->poll && clock_gettime(CLOCK_REALTIME, &now) == 0 &&
+		    now.tv_sec - st.st_ctim.tv_sec < STAMP_SETTLED_SEC) {
+			uint64_t at = now_ns() + STAMP_SETTLED_SEC * 1000000000ull;
+			if (!ds->verify_at || ds->verify_at > at)
+				ds->verify_at = at;
+		}
 	}
 	for (;;) {
 		ssize_t n = getdents64(fd, buf, bufsz);
@@ -459,7 +477,7 @@ static int scan(struct node *d, struct dirindex **out)
 			x->pool_cap = x->pool_len;
 		}
 	}
-	x->gen = atomic_load(&idx_generation);
+	x->gen = gen;
 	*out = x;
 	return 0;
 }

@@ -14,12 +14,16 @@
  *           the next lookup after the changing system call has returned.
  *           Queue overflow drops every index.
  *  poll     (watch=poll, or when inotify is unavailable or out of
- *           watches): before an index is trusted, the directory's mtime
- *           and ctime (ns) are compared with the stamps taken when it was
- *           built; a difference means a rescan.  Our own changes refresh
- *           the stamps only if nothing else changed the directory before
- *           them.  With multigrain timestamps (Linux >= 6.13 on ext4,
- *           xfs, btrfs, tmpfs) a change after a stat always moves them.
+ *           watches, or auto on network/FUSE file systems, where inotify
+ *           sees only this machine's changes): before an index is
+ *           trusted, the directory's mtime and ctime (ns) are compared
+ *           with the stamps taken when it was built; a difference means
+ *           a rescan.  Our own changes refresh the stamps only if nothing
+ *           else changed the directory before them.  With multigrain
+ *           timestamps (Linux >= 6.13 on ext4, xfs, btrfs, tmpfs) a
+ *           change after a stat always moves them; on a coarse clock a
+ *           directory scanned within 3 s of its last change is scanned
+ *           again 3 s later (dirindex.c).
  *
  * Either way the index is checked on every use, so lookups through the
  * mount see external changes at once; what the kernel has cached from
@@ -36,6 +40,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "foldfs.h"
@@ -70,6 +75,36 @@ static int ts_eq(const struct timespec *a, const struct timespec *b)
 	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
 }
 
+/* File systems on which inotify reports only the changes made through
+ * this machine's VFS mount, not those made elsewhere (other clients, the
+ * server's or the FUSE daemon's backing store): inotify_add_watch()
+ * succeeds there, but it would miss most changes. */
+static int remote_fs(int fd)
+{
+	struct statfs sf;
+
+	if (fstatfs(fd, &sf) < 0)
+		return 0;
+	switch ((unsigned long)sf.f_type) {
+	case 0x6969:	 /* NFS */
+	case 0xff534d42: /* CIFS */
+	case 0xfe534d42: /* SMB2 */
+	case 0x517b:	 /* SMB */
+	case 0x65735546: /* FUSE (sshfs, ...) */
+	case 0x01021997: /* 9P */
+	case 0x00c36400: /* Ceph */
+	case 0x5346414f: /* AFS */
+	case 0x6b414653: /* kAFS */
+	case 0x73757245: /* Coda */
+	case 0x47504653: /* GPFS */
+	case 0x7461636f: /* OCFS2 */
+	case 0x01161970: /* GFS2 */
+	case 0x0bd00bd0: /* Lustre */
+		return 1;
+	}
+	return 0;
+}
+
 void watch_dir(struct node *d)
 {
 	struct dirstate *ds = d->dir;
@@ -77,6 +112,15 @@ void watch_dir(struct node *d)
 	int wd;
 
 	if (ifd < 0) {
+		ds->poll = 1;
+		return;
+	}
+	if (F.watch == WATCH_AUTO && remote_fs(d->fd)) {
+		static atomic_int warned_remote;
+		if (!atomic_exchange(&warned_remote, 1))
+			dlog("watch: network or FUSE file system: inotify "
+			     "would miss changes made elsewhere; using "
+			     "mtime/ctime checks there");
 		ds->poll = 1;
 		return;
 	}
@@ -402,7 +446,8 @@ void watch_stamps_after(struct node *d, const struct dir_stamp *pre)
 	if (pre && pre->valid && fstat(d->fd, &st) == 0) {
 		ds->mtime = st.st_mtim;
 		ds->ctime = st.st_ctim;
-		if (!ds->verify_at)
-			ds->verify_at = now_ns() + (uint64_t)(F.timeout * 1e9);
+		uint64_t at = now_ns() + (uint64_t)(F.timeout * 1e9);
+		if (!ds->verify_at || ds->verify_at > at)
+			ds->verify_at = at;
 	}
 }

@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char help[] =
@@ -634,6 +635,95 @@ static void run_poll_race(void)
 }
 
 
+/* Look name up through the view until it is found or `secs` pass; the
+ * seconds it took, or -1. */
+static double found_within(const char *path, double secs)
+{
+	struct stat st;
+	double t0 = t_now();
+	while (t_now() - t0 < secs) {
+		if (stat(path, &st) == 0)
+			return t_now() - t0;
+		t_sleep_ms(50);
+	}
+	return -1;
+}
+
+/* watch=auto on a network or FUSE file system: inotify there reports only
+ * what passes through this machine's mount, not changes made behind it
+ * (other clients, the server, a FUSE daemon's own store), so such
+ * directories are polled.  A FUSE passthrough (foldfs nofold, under
+ * another subtype) stands in for the network file system. */
+static void run_remote_source(void)
+{
+	t_section("watch=auto on a FUSE SOURCE: a name made behind it is found");
+	const char *real = t_newdir("src-real");
+	struct t_mount pass = {0}, m = {0};
+	struct stat st;
+	if (t_mount(&pass, real, "nofold,subtype=passthru"))
+		return;
+	if (t_mount(&m, pass.mnt, "casefold") == 0) {
+		CHECK_OK(t_write_file(t_path(real, "Alpha"), "a"), "behind it: Alpha");
+		CHECK_OK(stat(t_path(m.mnt, "ALPHA"), &st), "ALPHA (the index is built)");
+		CHECK_OK(t_write_file(t_path(real, "Beta"), "b"), "behind it: Beta");
+		double dt = found_within(t_path(m.mnt, "BETA"), bound + margin);
+		CHECK(dt >= 0, "BETA found within %.0f s (%.2f s)", bound + margin, dt);
+		t_umount(&m);
+	}
+	t_umount(&pass);
+}
+
+/* watch=poll where timestamps are coarse (an ext2 image: whole seconds
+ * here): a name made in SOURCE in the same second as the directory's scan
+ * leaves its stamps as they were, so a directory read within 3 s of its
+ * last change is read again 3 s later. */
+static void run_poll_coarse(void)
+{
+	t_section("watch=poll on a coarse clock: a name made in the second of the scan");
+	char img[4200], dir[4200], out[512] = "";
+	const char *d = t_newdir("coarse");
+	struct t_mount m = {0};
+	struct stat st;
+	if (!d)
+		return;
+	snprintf(img, sizeof img, "%s/fs.img", d);
+	snprintf(dir, sizeof dir, "%s/mnt", d);
+	const char *mk[] = {"mkfs.ext2", "-q", "-F", img, NULL};
+	const char *mo[] = {"mount", "-o", "loop", img, dir, NULL};
+	const char *um[] = {"umount", dir, NULL};
+	int fd = open(img, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || ftruncate(fd, 8 << 20) < 0 || close(fd) < 0 || mkdir(dir, 0755) < 0 ||
+	    t_run(mk, out, sizeof out, 60) != 0 || t_run(mo, out, sizeof out, 60) != 0) {
+		t_skip("no ext2 image could be made and mounted here: %.200s", out);
+		return;
+	}
+	const char *src = t_path(dir, "src");
+	mkdir(src, 0755);
+	if (t_mount(&m, src, "casefold,watch=poll") == 0) {
+		int lost = 0;
+		for (int round = 0; round < 3; round++) {
+			char a[32], b[32], A[32], B[32];
+			snprintf(a, sizeof a, "Alpha%d", round);
+			snprintf(b, sizeof b, "Beta%d", round);
+			snprintf(A, sizeof A, "ALPHA%d", round);
+			snprintf(B, sizeof B, "BETA%d", round);
+			struct timespec now;
+			/* start just after a second begins: all three steps
+			 * within one tick */
+			clock_gettime(CLOCK_REALTIME, &now);
+			t_sleep_ms(1000 - now.tv_nsec / 1000000 + 20);
+			t_write_file(t_path(src, a), "a");
+			stat(t_path(m.mnt, A), &st); /* scanned: this second's stamps */
+			t_write_file(t_path(src, b), "b");
+			lost += found_within(t_path(m.mnt, B), 3 + margin) < 0;
+		}
+		CHECK(lost == 0, "a name made in the second of the scan is found within %.0f s "
+		      "(%d of 3 lost)", 3 + margin, lost);
+		t_umount(&m);
+	}
+	t_run(um, out, sizeof out, 60);
+}
+
 /* cache=epoch: a file looked up by another spelling and then removed
  * through the view by its own: the kernel's dentry of that other spelling
  * still pins it (and the daemon its descriptor) until the cleanup
@@ -818,6 +908,8 @@ int main(int argc, char **argv)
 	run_poll_race();
 	run_settle_race();
 	run_cleanup_after_expiry();
+	run_remote_source();
+	run_poll_coarse();
 	run_index_fd_cap();
 	run_overflow();
 	return t_finish();
