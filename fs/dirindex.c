@@ -400,7 +400,11 @@ static int scan(struct node *d, struct dirindex **out)
 	 * at once, as its scan may have missed the lost names. */
 	unsigned gen = atomic_load(&idx_generation);
 
-	fd = openat(d->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* A lookup does not read the directory for the caller: leave its
+	 * access time alone (O_NOATIME needs ownership or CAP_FOWNER). */
+	fd = openat(d->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOATIME);
+	if (fd < 0 && errno == EPERM)
+		fd = openat(d->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	x = idx_new();

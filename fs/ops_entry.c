@@ -204,6 +204,14 @@ void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
 	int r = 0;
 
 	node_procname(n, proc);
+	if (!(to_set & ~FUSE_SET_ATTR_CTIME)) {
+		/* chown(f, -1, -1) arrives as a SETATTR with nothing to set;
+		 * it still changes the ctime, as on SOURCE itself. */
+		if (fchownat(n->fd, "", (uid_t)-1, (gid_t)-1,
+			     AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
+			r = -errno;
+		goto out;
+	}
 	if (to_set & FUSE_SET_ATTR_MODE) {
 		if (n->type == S_IFLNK)
 			r = -EOPNOTSUPP; /* Linux has no lchmod */
@@ -435,7 +443,8 @@ void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	       mode_t mode, struct fuse_file_info *fi)
 {
 	struct node *d = node_of(parent);
-	int flags = fi->flags & ~(O_NOFOLLOW | O_NOCTTY);
+	/* O_APPEND is decided per write (ops_file.c) */
+	int flags = fi->flags & ~(O_NOFOLLOW | O_NOCTTY | O_APPEND);
 	struct fuse_entry_param e;
 	struct dir_stamp pre;
 	struct creds c;
@@ -485,12 +494,18 @@ void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 				goto out;
 			}
 			fd = open(proc, flags & ~(O_CREAT | O_EXCL));
+			if (fd < 0 && errno == EPERM && (fi->flags & O_APPEND))
+				fd = open(proc, (flags & ~(O_CREAT | O_EXCL)) |
+						O_APPEND); /* chattr +a */
 			r = fd < 0 ? -errno : 0;
 			creds_leave(&c);
 			if (r) {
 				close(pfd);
 				goto out;
 			}
+			/* O_TRUNC changed size and times since resolve() */
+			if (flags & O_TRUNC)
+				fstat(fd, &st);
 			r = entry_fill(d, pfd, &st, &e);
 			if (r == 0)
 				coh_note(d, name, e.ino);

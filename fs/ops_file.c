@@ -10,7 +10,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/file.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "foldfs.h"
@@ -32,8 +35,16 @@ void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, -r);
 		return;
 	}
+	/* No O_APPEND on the backing descriptor: whether a write appends
+	 * is decided per request (op_write_buf), as fcntl(F_SETFL) can
+	 * change it and a page written back from a mapping never does. */
 	fd = open(proc, (fi->flags & ~(O_NOFOLLOW | O_CREAT | O_EXCL |
-				       O_NOCTTY)) | O_CLOEXEC);
+				       O_NOCTTY | O_APPEND)) | O_CLOEXEC);
+	if (fd < 0 && errno == EPERM && (fi->flags & O_APPEND))
+		/* an append-only file (chattr +a) opens only so, and then
+		 * every write appends, through the view as without it */
+		fd = open(proc, (fi->flags & ~(O_NOFOLLOW | O_CREAT | O_EXCL |
+					       O_NOCTTY)) | O_CLOEXEC);
 	r = fd < 0 ? errno : 0;
 	creds_leave(&c);
 	if (fd < 0) {
@@ -45,12 +56,30 @@ void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		close(fd);
 }
 
+#ifndef RWF_APPEND
+#define RWF_APPEND 0x00000010
+#endif
+
+/* Keep the backing descriptor's O_DIRECT as the caller's file has it now
+ * (fcntl(F_SETFL) on the view's descriptor never reaches us); returns
+ * whether it is direct. */
+static int sync_direct(int fd, int flags)
+{
+	int cur = fcntl(fd, F_GETFL);
+
+	if (cur >= 0 && ((cur ^ flags) & O_DIRECT) &&
+	    fcntl(fd, F_SETFL, (cur & ~O_DIRECT) | (flags & O_DIRECT)) == 0)
+		cur ^= O_DIRECT;
+	return cur >= 0 && (cur & O_DIRECT);
+}
+
 void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		 struct fuse_file_info *fi)
 {
 	struct fuse_bufvec buf = FUSE_BUFVEC_INIT(size);
 
 	(void)ino;
+	sync_direct((int)fi->fh, fi->flags);
 	buf.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
 	buf.buf[0].fd = (int)fi->fh;
 	buf.buf[0].pos = off;
@@ -60,14 +89,48 @@ void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv,
 		  off_t off, struct fuse_file_info *fi)
 {
-	struct fuse_bufvec out = FUSE_BUFVEC_INIT(fuse_buf_size(bufv));
+	size_t len = fuse_buf_size(bufv);
+	int fd = (int)fi->fh;
+	/* fi->flags are the writer's file flags as of this write (none for
+	 * a page written back from a shared mapping: it belongs at off).
+	 * A page written back from the page cache is never direct. */
+	int append = !fi->writepage && (fi->flags & O_APPEND);
+	int direct = sync_direct(fd, fi->writepage ? 0 : fi->flags);
+	struct fuse_bufvec out = FUSE_BUFVEC_INIT(len);
+	struct iovec iov;
+	void *buf = NULL;
 	ssize_t r;
 
 	(void)ino;
-	out.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
-	out.buf[0].fd = (int)fi->fh;
-	out.buf[0].pos = off;
-	r = fuse_buf_copy(&out, bufv, 0);
+	if (!append && !direct) {
+		/* the common case: from the request (spliced, if the
+		 * kernel did) straight to the file at off */
+		out.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
+		out.buf[0].fd = fd;
+		out.buf[0].pos = off;
+		r = fuse_buf_copy(&out, bufv, 0);
+		goto reply;
+	}
+	/* Through memory: O_DIRECT wants an aligned buffer (the request's
+	 * is not), an append wants pwritev2's RWF_APPEND. */
+	if (posix_memalign(&buf, 4096, len ? len : 1) != 0) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	out.buf[0].mem = buf;
+	r = fuse_buf_copy(&out, bufv, FUSE_BUF_NO_SPLICE);
+	if (r >= 0) {
+		iov.iov_base = buf;
+		iov.iov_len = (size_t)r;
+		/* RWF_APPEND: at SOURCE's end of file, atomically (the
+		 * kernel's idea of the size may be stale), as O_APPEND on
+		 * the backing file did */
+		r = pwritev2(fd, &iov, 1, off, append ? RWF_APPEND : 0);
+		if (r < 0)
+			r = -errno;
+	}
+	free(buf);
+reply:
 	if (r < 0)
 		fuse_reply_err(req, (int)-r);
 	else
@@ -138,6 +201,9 @@ void op_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
 
 	(void)ino_in;
 	(void)ino_out;
+	/* the kernel copies through the page cache: not direct */
+	sync_direct((int)fi_in->fh, 0);
+	sync_direct((int)fi_out->fh, 0);
 	r = copy_file_range((int)fi_in->fh, &in, (int)fi_out->fh, &out, len,
 			    (unsigned)flags);
 	if (r < 0)

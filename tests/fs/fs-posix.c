@@ -1801,6 +1801,87 @@ static void sec_user_mount(void)
 	rmdir(base);
 }
 
+/* The data path as a passthrough, where the view once differed from
+ * SOURCE natively: whether a write appends is the writer's file flag at
+ * the time (F_SETFL), and a page written back from a mapping belongs at
+ * its offset even in a file opened O_APPEND; O_DIRECT writes work;
+ * chown(f, -1, -1) changes the ctime; a lookup leaves the directory's
+ * access time alone. */
+static void sec_data_path(void)
+{
+	t_section("data path: O_APPEND and mmap/F_SETFL, O_DIRECT, empty chown, atime");
+	struct t_mount m = {0};
+	char buf[16384];
+	struct stat a, b;
+	if (t_mount(&m, t_newdir("src-data"), "casefold"))
+		return;
+	/* a shared mapping of an O_APPEND file, written and synced */
+	const char *f = t_path(m.mnt, "mm");
+	int fd = open(f, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	memset(buf, 'a', 8192);
+	CHECK(fd >= 0 && write(fd, buf, 8192) == 8192, "O_APPEND file of 8192 bytes");
+	char *map = fd >= 0 ? mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
+	if (CHECK(map != MAP_FAILED, "mmap it")) {
+		memcpy(map, "HELLO", 5);
+		CHECK_OK(msync(map, 8192, MS_SYNC), "msync");
+		munmap(map, 8192);
+	}
+	if (fd >= 0)
+		close(fd);
+	ssize_t n = t_read_file(t_path(m.src, "mm"), buf, sizeof buf);
+	CHECK(n == 8192 && !memcmp(buf, "HELLOaaa", 8),
+	      "SOURCE: the page landed at offset 0, size 8192 (size %zd, starts '%.5s')", n, buf);
+	/* O_APPEND cleared by F_SETFL: positional writes again */
+	f = t_path(m.mnt, "setfl");
+	fd = open(f, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	CHECK(fd >= 0 && write(fd, "aaaa", 4) == 4 && fcntl(fd, F_SETFL, 0) == 0 &&
+		      pwrite(fd, "XX", 2, 0) == 2 && lseek(fd, 1, SEEK_SET) == 1 &&
+		      write(fd, "Y", 1) == 1,
+	      "O_APPEND write, F_SETFL 0, pwrite at 0, write at 1");
+	if (fd >= 0)
+		close(fd);
+	n = t_read_file(t_path(m.src, "setfl"), buf, sizeof buf);
+	CHECK(n == 4 && !memcmp(buf, "XYaa", 4), "SOURCE holds XYaa (%zd bytes: '%.*s')", n,
+	      (int)(n > 0 ? n : 0), buf);
+	/* O_DIRECT: an aligned write, where SOURCE takes one natively */
+	void *al = NULL;
+	if (posix_memalign(&al, 4096, 8192) == 0) {
+		memset(al, 'd', 8192);
+		int nfd = open(t_path(m.src, "dio-native"), O_WRONLY | O_CREAT | O_DIRECT | O_CLOEXEC, 0644);
+		int native = nfd >= 0 && write(nfd, al, 8192) == 8192;
+		if (nfd >= 0)
+			close(nfd);
+		if (!native) {
+			t_skip("SOURCE takes no O_DIRECT write here (%s)", strerror(errno));
+		} else {
+			fd = open(t_path(m.mnt, "dio"), O_WRONLY | O_CREAT | O_DIRECT | O_CLOEXEC, 0644);
+			errno = 0;
+			CHECK(fd >= 0 && write(fd, al, 8192) == 8192,
+			      "an aligned O_DIRECT write of 8192 bytes (%s)", strerror(errno));
+			if (fd >= 0)
+				close(fd);
+		}
+		free(al);
+	}
+	/* chown(f, -1, -1) changes the ctime */
+	f = t_path(m.mnt, "own");
+	CHECK_OK(t_write_file(f, "o"), "own");
+	stat(t_path(m.src, "own"), &a);
+	t_sleep_ms(20);
+	CHECK_OK(chown(f, (uid_t)-1, (gid_t)-1), "chown own -1 -1");
+	stat(t_path(m.src, "own"), &b);
+	CHECK(b.st_ctim.tv_sec != a.st_ctim.tv_sec || b.st_ctim.tv_nsec != a.st_ctim.tv_nsec,
+	      "its ctime changed in SOURCE, as natively");
+	/* a failed lookup (which builds the fold index) leaves atime alone */
+	CHECK_OK(mkdir(t_path(m.mnt, "ad"), 0755), "mkdir ad");
+	struct timespec old[2] = {{978307200, 0}, {0, UTIME_OMIT}}; /* 2001-01-01 */
+	CHECK_OK(utimensat(AT_FDCWD, t_path(m.src, "ad"), old, 0), "SOURCE: ad's atime set to 2001");
+	CHECK_ERR(stat(t_path(m.mnt, "ad/NOPE"), &a), ENOENT, "lookup ad/NOPE");
+	stat(t_path(m.src, "ad"), &b);
+	CHECK(b.st_atim.tv_sec == 978307200, "ad's atime still 2001 (%ld)", (long)b.st_atim.tv_sec);
+	t_umount(&m);
+}
+
 /* The daemon single-threaded (-s): one worker answers everything, so a
  * lock that must wait, or whose grant drops cached pages (which may wait
  * for a READ the worker would answer), goes to a thread of its own
@@ -1956,6 +2037,7 @@ int main(int argc, char **argv)
 		t_umount(&m);
 	}
 	sec_single();
+	sec_data_path();
 	sec_source_locks();
 	sec_stop_with_waiter();
 	sec_relative_stop();
