@@ -1448,7 +1448,7 @@ static void lock_fine_ctime_on(const char *src, const char *sub, const char *wha
 
 static void sec_lock_fine_ctime(void)
 {
-	char img[4200], dir[4200], sub[4300], out[512] = "";
+	char dir[4200], sub[4300], out[512] = "";
 	t_section("lock revalidation and fine-grained change times");
 	lock_fine_ctime_on(t_newdir("src-ctime"), NULL, "scratch file system");
 
@@ -1458,23 +1458,16 @@ static void sec_lock_fine_ctime(void)
 	const char *d = t_newdir("ext2");
 	if (!d)
 		return;
-	snprintf(img, sizeof img, "%s/fs.img", d);
-	snprintf(dir, sizeof dir, "%s/inner", d);
-	const char *mk[] = {"mkfs.ext2", "-q", "-F", img, NULL};
-	const char *mo[] = {"mount", "-o", "loop", img, dir, NULL};
-	const char *um[] = {"umount", dir, NULL};
-	int fd = open(img, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0 || ftruncate(fd, 8 << 20) < 0 || close(fd) < 0 || mkdir(dir, 0755) < 0 ||
-	    t_run(mk, out, sizeof out, 60) != 0 || t_run(mo, out, sizeof out, 60) != 0) {
+	if (t_ext2_image(d, dir, sizeof dir, out, sizeof out)) {
 		t_skip("no ext2 image could be made and mounted here: %.200s", out);
 		return;
 	}
 	snprintf(sub, sizeof sub, "%s/src", dir);
 	if (mkdir(sub, 0755) == 0) {
 		lock_fine_ctime_on(sub, NULL, "ext2 image");
-		lock_fine_ctime_on(d, "inner/src", "ext2 image inside SOURCE");
+		lock_fine_ctime_on(d, "mnt/src", "ext2 image inside SOURCE");
 	}
-	t_run(um, out, sizeof out, 60);
+	t_ext2_umount(dir);
 }
 
 /* SQLite, a lock-heavy real program, keeps its database sound through the

@@ -680,20 +680,13 @@ static void run_remote_source(void)
 static void run_poll_coarse(void)
 {
 	t_section("watch=poll on a coarse clock: a name made in the second of the scan");
-	char img[4200], dir[4200], out[512] = "";
+	char dir[4200], out[512] = "";
 	const char *d = t_newdir("coarse");
 	struct t_mount m = {0};
 	struct stat st;
 	if (!d)
 		return;
-	snprintf(img, sizeof img, "%s/fs.img", d);
-	snprintf(dir, sizeof dir, "%s/mnt", d);
-	const char *mk[] = {"mkfs.ext2", "-q", "-F", img, NULL};
-	const char *mo[] = {"mount", "-o", "loop", img, dir, NULL};
-	const char *um[] = {"umount", dir, NULL};
-	int fd = open(img, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0 || ftruncate(fd, 8 << 20) < 0 || close(fd) < 0 || mkdir(dir, 0755) < 0 ||
-	    t_run(mk, out, sizeof out, 60) != 0 || t_run(mo, out, sizeof out, 60) != 0) {
+	if (t_ext2_image(d, dir, sizeof dir, out, sizeof out)) {
 		t_skip("no ext2 image could be made and mounted here: %.200s", out);
 		return;
 	}
@@ -721,7 +714,7 @@ static void run_poll_coarse(void)
 		      "(%d of 3 lost)", 3 + margin, lost);
 		t_umount(&m);
 	}
-	t_run(um, out, sizeof out, 60);
+	t_ext2_umount(dir);
 }
 
 /* cache=epoch: a file looked up by another spelling and then removed

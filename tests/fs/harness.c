@@ -965,3 +965,23 @@ int t_respell(const char *dir, const char *from, const char *to)
 	errno = e;
 	return rc;
 }
+
+int t_ext2_image(const char *d, char *mnt, size_t cap, char *out, size_t outcap)
+{
+	char img[4200];
+	snprintf(img, sizeof img, "%s/fs.img", d);
+	snprintf(mnt, cap, "%s/mnt", d);
+	const char *mk[] = {"mkfs.ext2", "-q", "-F", img, NULL};
+	const char *mo[] = {"mount", "-o", "loop", img, mnt, NULL};
+	int fd = open(img, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || ftruncate(fd, 8 << 20) < 0 || close(fd) < 0 || mkdir(mnt, 0755) < 0 ||
+	    t_run(mk, out, outcap, 60) != 0 || t_run(mo, out, outcap, 60) != 0)
+		return -1;
+	return 0;
+}
+
+void t_ext2_umount(const char *mnt)
+{
+	const char *um[] = {"umount", mnt, NULL};
+	t_run(um, NULL, 0, 60);
+}

@@ -123,6 +123,11 @@ int t_mount_refused(const char *src, const char *opts, char *out,
  * captured into out (NUL-terminated, truncated to cap).  Returns the exit
  * status, 128+signal, or -1 if it ran longer than timeout_s (then killed). */
 int t_run(const char *const argv[], char *out, size_t cap, int timeout_s);
+/* A fresh 8 MiB ext2 image in directory d (a coarse clock: whole seconds),
+ * loop-mounted at d/mnt, whose path goes to mnt[0..cap).  0, or -1 with
+ * why in out[0..outcap).  Unmount with t_ext2_umount(mnt). */
+int t_ext2_image(const char *d, char *mnt, size_t cap, char *out, size_t outcap);
+void t_ext2_umount(const char *mnt);
 
 /* "dir/rel" in memory that stays valid for the life of the program. */
 const char *t_path(const char *dir, const char *rel);
