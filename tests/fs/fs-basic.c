@@ -1280,11 +1280,15 @@ static void sec_options(void)
 	r = t_mount(&m, src, "casefold");
 	CHECK(r == 0, "mount for the stacking checks");
 	if (r == 0) {
+		/* foldfs-check: $FOLDFS_CHECK (the sanitizer suites build only
+		 * the daemon), else the one beside the daemon */
 		char chk[4096];
 		snprintf(chk, sizeof chk, "%s", t_opt.foldfs);
 		char *sl = strrchr(chk, '/');
 		snprintf(sl ? sl + 1 : chk, sizeof chk - (size_t)(sl ? sl + 1 - chk : 0),
 			 "foldfs-check");
+		if (getenv("FOLDFS_CHECK"))
+			snprintf(chk, sizeof chk, "%s", getenv("FOLDFS_CHECK"));
 		r = t_mount_refused(m.mnt, "casefold", out, sizeof out);
 		CHECK(r == 1 && contains(out, "inside a foldfs view"),
 		      "a foldfs view as SOURCE is refused (exit %d): %s", r, out);

@@ -33,7 +33,7 @@ fstest-progs: $(FSTEST_EXES)
 
 CHECK_SUITES += fs-basic fs-coherence fs-source fs-posix fs-asan fs-tsan
 
-check-fs-basic: $(FSTEST_BIN)/fs-basic $(FSTEST_DAEMON)
+check-fs-basic: $(FSTEST_BIN)/fs-basic $(FSTEST_DAEMON) $(FOLDFS_CHECK)
 	@$(FSTEST_RUN) 280 $(FSTEST_BIN)/fs-basic --foldfs $(FSTEST_DAEMON)
 
 check-fs-coherence: $(FSTEST_BIN)/fs-coherence $(FSTEST_DAEMON)
@@ -55,7 +55,7 @@ define FS_SAN_SUITE
 	  EXTRA_CFLAGS='$(2) -fno-omit-frame-pointer' EXTRA_LDFLAGS='$(2)' \
 	  $(1)/foldfs || { echo "FAIL building $(1)/foldfs with clang + $(3)"; \
 	    echo "0 passed, 1 failed"; exit 1; }
-	@$(4) sh tests/lib/sum-runs.sh \
+	@$(4) FOLDFS_CHECK=$(abspath $(FOLDFS_CHECK)) sh tests/lib/sum-runs.sh \
 	  "$(FSTEST_RUN) 400 $(FSTEST_BIN)/fs-basic --foldfs $(1)/foldfs" \
 	  "$(FSTEST_RUN) 400 $(FSTEST_BIN)/fs-posix --foldfs $(1)/foldfs" \
 	  "$(FSTEST_RUN) 400 $(FSTEST_BIN)/fs-source --foldfs $(1)/foldfs" \
@@ -66,7 +66,7 @@ endef
 # many threads of lookups and changes; fs-source: SOURCE's own changes, a
 # lost-event overflow, indexes dropped under lookups).
 FS_ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all
-check-fs-asan: $(FSTEST_EXES)
+check-fs-asan: $(FSTEST_EXES) $(FOLDFS_CHECK)
 	$(call FS_SAN_SUITE,$(ASAN_BUILD),$(FS_ASAN_FLAGS),ASan/UBSan,\
 	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=23 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=24)
@@ -76,6 +76,6 @@ check-fs-asan: $(FSTEST_EXES)
 # ledger and nodes; a race makes it exit with status 66.  (It found one:
 # the invalidation thread could write a notification after the unmount
 # had closed the device.)
-check-fs-tsan: $(FSTEST_EXES)
+check-fs-tsan: $(FSTEST_EXES) $(FOLDFS_CHECK)
 	$(call FS_SAN_SUITE,$(TSAN_BUILD),-fsanitize=thread,TSan,\
 	  TSAN_OPTIONS=halt_on_error=0:exitcode=66)
