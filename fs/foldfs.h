@@ -13,6 +13,8 @@
  *   coherence.c  kernel dentry-cache coherence: spelling ledger,
  *                epoch bumps, asynchronous invalidation
  *   watch.c      changes made directly in SOURCE (inotify / stamps)
+ *   prune.c      staying inside the descriptor limit: the kernel is asked
+ *                to drop unused cached inodes (FUSE_NOTIFY_PRUNE)
  *   ops_entry.c  lookup, forget, attributes, namespace changes
  *   ops_file.c   open files: I/O, sync, allocation
  *   ops_lock.c   flock() and POSIX record locks passed through to SOURCE,
@@ -116,6 +118,7 @@ struct node {
 	unsigned refs;		/* daemon-internal holds */
 	int hashed;		/* still reachable by (dev, ino) */
 	int wd;			/* inotify wd registered in the wd map, or -1 */
+	int used;		/* looked up since prune.c's clock passed */
 	struct dirstate *dir;	/* directories only */
 };
 
@@ -147,6 +150,11 @@ void node_put(struct node *n);
 void node_set_wd(struct node *n, int wd);
 struct node *node_hold_wd(int wd);
 size_t node_count(void);
+/* prune.c's clock: up to max ids of nodes the kernel holds and has not
+ * looked up since the hand last passed them (marks cleared on the way),
+ * going on from where the last call stopped; *lap is set when the hand
+ * passed the end of the table. */
+size_t node_sweep(uint64_t *ids, size_t max, int *lap);
 /* Does this directory fold?  Reads the xattr on first use. */
 int dir_folds(struct node *d);
 void dir_set_fold(struct node *d, int on);
@@ -253,6 +261,21 @@ void watch_sync(struct node *d);
 /* After our own change (ilock held, poll mode): refresh the stamps if
  * the directory was unchanged right before it. */
 void watch_stamps_after(struct node *d, const struct dir_stamp *pre);
+
+/* ---- prune.c ------------------------------------------------------------ */
+
+/* Probe FUSE_NOTIFY_PRUNE and start the thread (0, also when refused). */
+int prune_start(void);
+void prune_stop(void);
+/* The node table has `count` nodes now (inode.c, on a new node). */
+void prune_note(size_t count);
+/* Nodes beyond half the descriptor limit: readdirplus makes none. */
+int prune_pressure(void);
+/* After an open failed with err: if that is EMFILE or ENFILE and pruning
+ * runs, wait for a round (up to 1 s) and return 1: worth another try. */
+int prune_wait(int err);
+/* openat(dfd, name, O_PATH | O_NOFOLLOW), tried again after prune_wait. */
+int prune_openat(int dfd, const char *name);
 
 /* ---- coherence.c -------------------------------------------------------- */
 

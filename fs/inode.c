@@ -244,11 +244,13 @@ static struct node *lookup_locked(const struct stat *st)
 struct node *node_get(int fd, const struct stat *st)
 {
 	struct node *n, *fresh;
+	size_t count;
 
 	pthread_mutex_lock(&tlock);
 	n = lookup_locked(st);
 	if (n) {
 		n->nlookup++;
+		n->used = 1;
 		pthread_mutex_unlock(&tlock);
 		close(fd);
 		return n;
@@ -265,6 +267,7 @@ struct node *node_get(int fd, const struct stat *st)
 	n = lookup_locked(st);
 	if (n) {
 		n->nlookup++;
+		n->used = 1;
 		pthread_mutex_unlock(&tlock);
 		close(fd);
 		if (fresh->dir) {
@@ -285,13 +288,15 @@ struct node *node_get(int fd, const struct stat *st)
 	}
 	fresh->nlookup = 1;
 	fresh->hashed = 1;
+	fresh->used = 1;
 	{
 		size_t s = hslot(st->st_dev, st->st_ino, tab_size);
 		fresh->hnext = tab[s];
 		tab[s] = fresh;
 	}
-	tab_count++;
+	count = ++tab_count;
 	pthread_mutex_unlock(&tlock);
+	prune_note(count);
 	return fresh;
 }
 
@@ -400,6 +405,31 @@ size_t node_count(void)
 	c = tab_count;
 	pthread_mutex_unlock(&tlock);
 	return c;
+}
+
+size_t node_sweep(uint64_t *ids, size_t max, int *lap)
+{
+	static size_t hand;
+	size_t got = 0, seen;
+
+	*lap = 0;
+	pthread_mutex_lock(&tlock);
+	for (seen = 0; got < max && seen < tab_size; seen++, hand++) {
+		if (hand >= tab_size) {
+			hand = 0;
+			*lap = 1;
+		}
+		for (struct node *n = tab[hand]; n && got < max; n = n->hnext) {
+			if (n == root || !n->nlookup)
+				continue;
+			if (n->used)
+				n->used = 0;
+			else
+				ids[got++] = node_id(n);
+		}
+	}
+	pthread_mutex_unlock(&tlock);
+	return got;
 }
 
 /* ---- wd map --------------------------------------------------------- */

@@ -1050,7 +1050,7 @@ mounted_by_helper:
 	}
 
 	/* Threads only now: fork() in fuse_daemonize() keeps none. */
-	if (coh_init() != 0 || watch_start() != 0) {
+	if (prune_start() != 0 || coh_init() != 0 || watch_start() != 0) {
 		fprintf(stderr, "foldfs: cannot start helper threads\n");
 		fuse_session_unmount(F.se);
 		return 1;
@@ -1079,6 +1079,7 @@ mounted_by_helper:
 	}
 
 	watch_stop();
+	prune_stop();
 	locks_quiesce();
 	coh_quiesce();
 	fuse_session_unmount(F.se);

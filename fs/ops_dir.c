@@ -55,6 +55,8 @@ void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return;
 	}
 	h->fd = openat(n->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (h->fd < 0 && prune_wait(errno))
+		h->fd = openat(n->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (h->fd < 0) {
 		int e = errno;
 		free(h);
@@ -77,7 +79,7 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	struct dirh *h = dirh_of(fi);
 	char *out = malloc(size ? size : 1);
 	size_t used = 0;
-	int err = 0;
+	int err = 0, pressure = plus && prune_pressure();
 
 	if (!out) {
 		fuse_reply_err(req, ENOMEM);
@@ -129,7 +131,9 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			int got = 0;
 
 			memset(&e, 0, sizeof e);
-			if (!dots) {
+			/* near the descriptor limit, names only (the
+			 * kernel looks up what it needs): see prune.c */
+			if (!dots && !pressure) {
 				int fd = openat(d->fd, nm,
 						O_PATH | O_NOFOLLOW | O_CLOEXEC);
 				struct stat st;

@@ -103,7 +103,7 @@ static int entry_of_name(struct node *d, const char *name,
 			 struct fuse_entry_param *e)
 {
 	struct stat st;
-	int fd = openat(d->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	int fd = prune_openat(d->fd, name);
 
 	if (fd < 0)
 		return -errno;
@@ -519,6 +519,8 @@ void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	if (r)
 		goto out;
 	fd = openat(d->fd, name, flags | O_CREAT | O_CLOEXEC, mode);
+	if (fd < 0 && prune_wait(errno)) /* nothing was created */
+		fd = openat(d->fd, name, flags | O_CREAT | O_CLOEXEC, mode);
 	r = fd < 0 ? -errno : 0;
 	creds_leave(&c);
 	if (r)

@@ -40,6 +40,9 @@ void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	 * change it and a page written back from a mapping never does. */
 	fd = open(proc, (fi->flags & ~(O_NOFOLLOW | O_CREAT | O_EXCL |
 				       O_NOCTTY | O_APPEND)) | O_CLOEXEC);
+	if (fd < 0 && prune_wait(errno))
+		fd = open(proc, (fi->flags & ~(O_NOFOLLOW | O_CREAT | O_EXCL |
+					       O_NOCTTY | O_APPEND)) | O_CLOEXEC);
 	if (fd < 0 && errno == EPERM && (fi->flags & O_APPEND))
 		/* an append-only file (chattr +a) opens only so, and then
 		 * every write appends, through the view as without it */

@@ -52,7 +52,7 @@ static int open_stat(struct node *d, const char *name, struct stat *st,
 		return fstatat(d->fd, name, st, AT_SYMLINK_NOFOLLOW) < 0
 			       ? -errno
 			       : 0;
-	int fd = openat(d->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	int fd = prune_openat(d->fd, name);
 	if (fd < 0)
 		return -errno;
 	if (fstatat(fd, "", st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0) {

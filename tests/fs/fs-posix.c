@@ -31,6 +31,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -1875,6 +1876,91 @@ static void sec_data_path(void)
 	t_umount(&m);
 }
 
+/* The daemon keeps a descriptor per node the kernel caches.  Given a
+ * limit of 256, it must still walk a tree of 900 files: with
+ * FUSE_NOTIFY_PRUNE (Linux 6.18) it asks the kernel to drop unused
+ * inodes (prune.c).  Before, every lookup past the limit failed EMFILE. */
+static void sec_nofile(void)
+{
+	t_section("a tree larger than the daemon's descriptor limit (FUSE_NOTIFY_PRUNE)");
+	struct utsname u;
+	int maj = 0, min = 0;
+	if (uname(&u) != 0 || sscanf(u.release, "%d.%d", &maj, &min) != 2 ||
+	    maj * 100 + min < 618) {
+		t_skip("Linux %s has no FUSE_NOTIFY_PRUNE (6.18)", u.release);
+		return;
+	}
+	enum { NF = 900, HELD = 60 };
+	const char *src = t_newdir("src-nofile");
+	char p[4600], buf[64], want[64];
+	struct stat st;
+	CHECK_OK(mkdir(t_path(src, "big"), 0755), "SOURCE: mkdir big");
+	for (int i = 0; i < NF; i++) {
+		snprintf(p, sizeof p, "%s/big/f%04d", src, i);
+		snprintf(want, sizeof want, "file %d", i);
+		if (t_write_file(p, want) != 0) {
+			CHECK(0, "SOURCE: create %s", p);
+			return;
+		}
+	}
+	struct t_mount m = {0};
+	m.nofile = 256;
+	if (t_mount(&m, src, "casefold"))
+		return;
+	long bad = 0;
+	int err = 0;
+	for (int i = 0; i < NF; i++) {
+		snprintf(p, sizeof p, "%s/BIG/F%04d", m.mnt, i);
+		if (stat(p, &st) != 0 && ++bad == 1)
+			err = errno;
+	}
+	CHECK(bad == 0, "stat of %d files as BIG/F0000..., daemon limit 256: %ld failed (first: %s)",
+	      NF, bad, bad ? strerror(err) : "-");
+	/* ls -l: readdir(plus), then a stat of each name */
+	DIR *dir = opendir(t_path(m.mnt, "big"));
+	long seen = 0;
+	bad = 0;
+	if (CHECK(dir != NULL, "opendir big")) {
+		struct dirent *de;
+		while ((de = readdir(dir))) {
+			if (de->d_name[0] == '.')
+				continue;
+			seen++;
+			if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 &&
+			    ++bad == 1)
+				err = errno;
+		}
+		closedir(dir);
+	}
+	CHECK(seen == NF && bad == 0, "readdir + fstatat: %ld of %d listed, %ld failed (first: %s)",
+	      seen, NF, bad, bad ? strerror(err) : "-");
+	/* reading every file while some are held open */
+	int held[HELD];
+	for (int i = 0; i < HELD; i++) {
+		snprintf(p, sizeof p, "%s/big/F%04d", m.mnt, i);
+		held[i] = open(p, O_RDONLY | O_CLOEXEC);
+	}
+	bad = 0;
+	for (int i = 0; i < NF; i++) {
+		snprintf(p, sizeof p, "%s/Big/F%04d", m.mnt, i);
+		snprintf(want, sizeof want, "file %d", i);
+		ssize_t n = t_read_file(p, buf, sizeof buf);
+		if ((n < 0 || strcmp(buf, want) != 0) && ++bad == 1)
+			err = n < 0 ? errno : 0;
+	}
+	long open_ok = 0;
+	for (int i = 0; i < HELD; i++) {
+		if (held[i] >= 0) {
+			open_ok++;
+			close(held[i]);
+		}
+	}
+	CHECK(open_ok == HELD && bad == 0,
+	      "%ld of %d held open; read each of %d files by another spelling: %ld wrong or failed "
+	      "(first: %s)", open_ok, HELD, NF, bad, bad ? strerror(err) : "-");
+	t_umount(&m);
+}
+
 /* The daemon single-threaded (-s): one worker answers everything, so a
  * lock that must wait, or whose grant drops cached pages (which may wait
  * for a READ the worker would answer), goes to a thread of its own
@@ -2031,6 +2117,7 @@ int main(int argc, char **argv)
 	}
 	sec_single();
 	sec_data_path();
+	sec_nofile();
 	sec_source_locks();
 	sec_stop_with_waiter();
 	sec_relative_stop();

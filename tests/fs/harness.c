@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -611,6 +612,11 @@ int t_mount(struct t_mount *m, const char *src, const char *opts)
 		signal(SIGHUP, SIG_DFL);
 		signal(SIGPIPE, SIG_DFL);
 		alarm(0);
+		if (m->nofile > 0) {
+			struct rlimit rl = {(rlim_t)m->nofile, (rlim_t)m->nofile};
+			if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+				dprintf(2, "setrlimit: %s\n", strerror(errno));
+		}
 		const char *argv[8];
 		int n = 0;
 		argv[n++] = t_opt.foldfs;

@@ -87,6 +87,8 @@ struct t_mount {
 	int single; /* set before mounting: run the daemon with -s */
 	int relative; /* set before mounting: name SOURCE and MOUNTPOINT
 			 relative to the scratch root (its working dir) */
+	long nofile; /* set before mounting (t_mount): the daemon's
+			RLIMIT_NOFILE, soft and hard; 0 leaves it */
 };
 
 /* A fresh empty directory under the scratch root: "<root>/<prefix>-N". */

@@ -1,0 +1,201 @@
+/*
+ * prune.c - keeping the daemon inside its descriptor limit.
+ *
+ * Every node the kernel holds keeps an O_PATH descriptor open here (the
+ * backing object must stay reachable however SOURCE is renamed), and the
+ * kernel holds a node for as long as a dentry of it is cached, which,
+ * with memory to spare, is every name ever looked up.  Without help,
+ * `ls -l` of a directory larger than RLIMIT_NOFILE, or a walk of a large
+ * tree, ends in EMFILE for every further lookup.
+ *
+ * Linux 6.18 lets a server ask the kernel to drop cached inodes nobody
+ * uses (FUSE_NOTIFY_PRUNE, by node id); the kernel then sends FORGET and
+ * the descriptors are closed.  When the node table grows past half of
+ * the limit, this thread picks nodes the kernel has not looked up since
+ * the last sweep (a clock: node_sweep() in inode.c) and asks for them to
+ * be pruned until the table should be down to a quarter.  The kernel
+ * leaves alone what is in use (open files, a working directory, a
+ * directory with cached children).  Meanwhile readdirplus lists entries
+ * without making nodes, and a lookup, open or create that meets EMFILE
+ * waits for one round before it gives up.
+ *
+ * On older kernels the notification is refused at the probe and nothing
+ * here runs: the limit is then as high as main.c could raise it, and
+ * foldfs(8) says what happens beyond it.
+ */
+#define _GNU_SOURCE
+#define _FILE_OFFSET_BITS 64
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fuse.h> /* struct fuse_out_header */
+#include <semaphore.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "foldfs.h"
+
+#define NOTIFY_PRUNE 9 /* FUSE_NOTIFY_PRUNE, protocol 7.45 */
+#define BATCH 512      /* ids per notification: the kernel's own batch */
+
+static atomic_int available, pending, stopping;
+static atomic_ulong begun, done; /* rounds, for prune_openat() */
+static size_t high, low;	/* node counts: start pruning, aim for */
+static sem_t kick_sem;
+static pthread_t thread;
+static int started;
+
+static int send_prune(const uint64_t *ids, uint32_t count)
+{
+	struct {
+		uint32_t count, padding;
+		uint64_t spare;
+	} arg = { count, 0, 0 };
+	struct fuse_out_header h = {
+		.len = (uint32_t)(sizeof h + sizeof arg + count * sizeof *ids),
+		.error = NOTIFY_PRUNE, /* notify code goes in error */
+		.unique = 0,
+	};
+	struct iovec iov[3] = {
+		{ &h, sizeof h },
+		{ &arg, sizeof arg },
+		{ (void *)ids, count * sizeof *ids },
+	};
+	ssize_t r = writev(fuse_session_fd(F.se), iov, count ? 3 : 2);
+
+	if (r == (ssize_t)h.len)
+		return 0;
+	return r < 0 ? -errno : -EIO;
+}
+
+/* One round: ask for enough unused nodes to be pruned to bring the
+ * table down to `low`.  Two laps of the clock at most: the first may
+ * only clear marks. */
+static void prune_round(void)
+{
+	uint64_t ids[BATCH];
+	size_t count = node_count(), want, sent = 0;
+	int laps = 0;
+
+	want = count > low ? count - low : 0;
+	while (sent < want && laps < 2) {
+		int lap = 0;
+		size_t n = node_sweep(ids, want - sent < BATCH ? want - sent
+							       : BATCH, &lap);
+		laps += lap;
+		if (n && send_prune(ids, (uint32_t)n) != 0) {
+			/* only at unmount, once the probe passed */
+			atomic_store(&available, 0);
+			return;
+		}
+		sent += n;
+	}
+	dlog("prune: %zu nodes, asked the kernel to drop %zu", count, sent);
+}
+
+static void *prune_main(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		struct timespec pause = { 0, 50 * 1000 * 1000 };
+		while (sem_wait(&kick_sem) != 0 && errno == EINTR)
+			;
+		if (atomic_load(&stopping))
+			break;
+		atomic_store(&pending, 0);
+		atomic_fetch_add(&begun, 1);
+		prune_round();
+		/* the FORGETs come back asynchronously; if the table is still
+		 * large after they landed, what is left is in use: at most
+		 * one round per pause, not a spin on it */
+		nanosleep(&pause, NULL);
+		atomic_fetch_add(&done, 1);
+	}
+	return NULL;
+}
+
+int prune_start(void)
+{
+	struct rlimit rl;
+	rlim_t lim = 1 << 20;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		lim = rl.rlim_cur;
+	high = (size_t)lim / 2;
+	low = (size_t)lim / 4;
+	if (send_prune(NULL, 0) != 0) {
+		dlog("prune: the kernel refused FUSE_NOTIFY_PRUNE (Linux < "
+		     "6.18): up to %llu descriptors, one per cached inode",
+		     (unsigned long long)lim);
+		return 0;
+	}
+	if (sem_init(&kick_sem, 0, 0) != 0 ||
+	    pthread_create(&thread, NULL, prune_main, NULL) != 0)
+		return -1;
+	started = 1;
+	atomic_store(&available, 1);
+	dlog("prune: the kernel is asked to drop unused inodes beyond %zu "
+	     "nodes (limit %llu descriptors)", high, (unsigned long long)lim);
+	return 0;
+}
+
+void prune_stop(void)
+{
+	if (!started)
+		return;
+	atomic_store(&available, 0);
+	atomic_store(&stopping, 1);
+	sem_post(&kick_sem);
+	pthread_join(thread, NULL);
+	started = 0;
+}
+
+/* A round will begin after this (one already asked for counts). */
+static void kick(void)
+{
+	if (!atomic_exchange(&pending, 1))
+		sem_post(&kick_sem);
+}
+
+void prune_note(size_t count)
+{
+	if (count >= high && atomic_load(&available))
+		kick();
+}
+
+int prune_pressure(void)
+{
+	return atomic_load(&available) && node_count() >= high;
+}
+
+int prune_wait(int err)
+{
+	unsigned long b;
+
+	/* -s: the one worker waiting here is the one that would take the
+	 * FORGETs, so waiting frees nothing */
+	if ((err != EMFILE && err != ENFILE) || !atomic_load(&available) ||
+	    F.single)
+		return 0;
+	/* wait (up to 1 s) for a round that begins from now on, and for
+	 * its FORGETs */
+	b = atomic_load(&begun);
+	kick();
+	for (int i = 0; i < 200 && atomic_load(&done) <= b; i++) {
+		struct timespec t = { 0, 5 * 1000 * 1000 };
+		nanosleep(&t, NULL);
+	}
+	return 1;
+}
+
+int prune_openat(int dfd, const char *name)
+{
+	int fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0 && prune_wait(errno))
+		fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	return fd;
+}
