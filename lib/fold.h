@@ -244,7 +244,8 @@ int fold_equal(const struct fold_ctx *ctx, const char *a, size_t an,
 /*
  * fold_hash - keyed 64-bit hash (SipHash-1-3) of the name's key, computed
  * while streaming.  Equivalent names hash equal; the ctx (charset, version,
- * form, flags) is mixed in, so hashes from different contexts differ.
+ * form, flags) is mixed in, so hashes from different contexts differ --
+ * except FOLD_STRICT, which changes no key and so no hash.
  * Choose a random seed per table to make hash flooding impractical.
  * seed may be NULL (all-zero key); a bad ctx gives 0.
  */

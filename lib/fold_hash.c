@@ -2,9 +2,10 @@
  * fold_hash.c - fold_hash(): SipHash-1-3 of a name's key, fed from the
  * key stream as it is produced.
  *
- * The context (charset, version, form, flags) is folded into the SipHash
- * key, so the same name hashes differently under different contexts and a
- * table built under one context cannot be probed with another's hashes.
+ * The context (charset, version, form, flags but FOLD_STRICT) is folded
+ * into the SipHash key, so the same name hashes differently under
+ * different contexts and a table built under one context cannot be probed
+ * with another's hashes.
  */
 #include "fold_internal.h"
 #include "fold_stream.h"
@@ -103,8 +104,11 @@ uint64_t fold_hash(const struct fold_ctx *ctx, const struct fold_seed *seed,
 	 * reference build, which skips hash_ascii, must not offset NULL */
 	if (FOLD_REFERENCE && !s)
 		s = "";
+	/* not FOLD_STRICT: it changes no key (ill-formed names are hashed
+	 * as their bytes either way), so no hash */
 	cw = (uint64_t)ctx->charset | (uint64_t)ctx->form << 8 |
-	     (uint64_t)ctx->age << 16 | (uint64_t)ctx->flags << 24;
+	     (uint64_t)ctx->age << 16 |
+	     (uint64_t)(ctx->flags & ~(unsigned)FOLD_STRICT) << 24;
 	k0 ^= cw;
 	k1 ^= cw * 0x9E3779B97F4A7C15ull;
 	h.v0 = k0 ^ 0x736f6d6570736575ull;
