@@ -309,17 +309,22 @@ static int do_stream(FILE *f, const char *file)
 		no++;
 		if (n && line[n - 1] == (char)delim)
 			n--;
+		/* Stop at a refusal (--strict), and as soon as standard
+		 * output has failed: main reports that, and endless input
+		 * ("yes | foldfs-norm > /dev/full") would be read forever. */
 		if (do_name(line, n, file, g.zero ? "record" : "line", no) <
-		    0) {
+			    0 ||
+		    ferror(stdout)) {
 			r = -1;
 			break;
 		}
 	}
+	/* A read error ends this FILE only, as an open error does: the
+	 * FILEs after it are still read. */
 	if (!r && ferror(f)) {
 		fprintf(stderr, "foldfs-norm: %s: read error: %s\n",
 			file ? file : "standard input", strerror(errno));
 		g.status = ST_ERROR;
-		r = -1;
 	}
 	free(line);
 	return r;

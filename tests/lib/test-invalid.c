@@ -572,6 +572,23 @@ static void check_edges(void)
 	   "fold_normalize(NULL ctx) not EINVAL");
 	ck(fold_validate(NULL, "a", 1, NULL) == FOLD_EINVAL,
 	   "fold_validate(NULL ctx) not EINVAL");
+	/* FOLD_STRICT changes no key, so no hash (also of an ill-formed
+	 * name: its bytes are hashed in both) */
+	{
+		struct fold_ctx lax, strict;
+		ck(fold_init(&lax, "utf8", FOLD_CASEFOLD, 0) == 0 &&
+			   fold_init(&strict, "utf8", FOLD_CASEFOLD, FOLD_STRICT) == 0 &&
+			   fold_hash(&lax, &seed, "Stra\xc3\x9f" "e", 7) ==
+				   fold_hash(&strict, &seed, "Stra\xc3\x9f" "e", 7) &&
+			   fold_hash(&lax, &seed, "a\xff", 2) ==
+				   fold_hash(&strict, &seed, "a\xff", 2),
+		   "FOLD_STRICT changed a hash");
+	}
+	/* as libfold(3) says: no error of their own, -1 / 0 / 0 */
+	ck(fold_cmp(&zero, "a", 1, "a", 1) == FOLD_EINVAL &&
+		   fold_equal(&zero, "a", 1, "a", 1) == 0 &&
+		   fold_hash(&zero, &seed, "a", 1) == 0,
+	   "bad ctx: fold_cmp/fold_equal/fold_hash not EINVAL/0/0");
 	/* (NULL, 0) is the empty name, in every context: the library must
 	 * not do arithmetic on the null pointer (UBSan in lib-asan) */
 	for (size_t i = 0; i < sizeof ctxs / sizeof ctxs[0]; i++) {

@@ -271,6 +271,42 @@ for argv, stdin in ((["--list-encodings"], b""), (["--cmp", "-v", "a", "a"], b""
     check(p.returncode == 2 and b"write error" in p.stderr,
           "%s > /dev/full -> 2 (%d)" % (" ".join(argv) or "stdin", p.returncode))
 
+# ... and stops reading then: endless input to a full disk must not run
+# forever (nor one to a pipe whose reader left, with SIGPIPE ignored).
+for argv in ([], ["--hash"]):
+    gen = subprocess.Popen(["yes", "Name"], stdout=subprocess.PIPE)
+    with open("/dev/full", "wb") as full:
+        try:
+            p = subprocess.run([NORM] + argv, stdin=gen.stdout, stdout=full,
+                               stderr=subprocess.PIPE, timeout=20)
+            rc, err = p.returncode, p.stderr
+        except subprocess.TimeoutExpired:
+            rc, err = None, b"timed out"
+    gen.kill()
+    gen.wait()
+    gen.stdout.close()
+    check(rc == 2 and b"write error" in err,
+          "endless input %s > /dev/full stops with 2 (%r %r)"
+          % (" ".join(argv), rc, err[:80]))
+
+# A FILE that cannot be read (a directory) is an error, and the FILEs after
+# it are still read, as after one that cannot be opened.
+with tempfile.TemporaryDirectory() as td:
+    f1 = os.path.join(td, "one")
+    open(f1, "wb").write(b"A\n")
+    rc, out, err = run([td, f1, td, f1])
+    check(rc == 2 and out == b"a\na\n" and
+          err.count(b"read error") == 2,
+          "unreadable FILE does not stop the rest: %d %r %r" % (rc, out, err))
+
+# --strict refuses ill-formed names; it does not change any hash.
+names = u("Stra\u00dfe\nabc\n\u00c5\n")
+for opts in ([], ["--compat"], ["--profile", "ext4"]):
+    rc1, out1, _ = run(["--hash"] + opts, names)
+    rc2, out2, _ = run(["--hash", "--strict"] + opts, names)
+    check(rc1 == rc2 == 0 and out1 == out2,
+          "--strict keeps the hashes %s: %r %r" % (opts, out1, out2))
+
 # A long name and a long line are handled without truncation.
 long = u("\u00c5") * 5000
 rc, out, err = run(["--form", "nfd"], long + b"\n")
