@@ -30,8 +30,10 @@
 #define ST_BAD 1   /* ill-formed input reported; --cmp: not equivalent */
 #define ST_ERROR 2 /* usage, I/O, unknown encoding, --strict refusal */
 
-/* The default --hash key: the SipHash reference test key, so a hash can
- * be reproduced anywhere without knowing anything about this tool. */
+/* The default --hash key: the SipHash reference test key, so the same
+ * name, encoding and options hash the same in every run and with
+ * fold_hash() in any program given that seed (fold_hash mixes the
+ * context into the key, so plain SipHash of the key does not give it). */
 #define DEFAULT_K0 UINT64_C(0x0706050403020100)
 #define DEFAULT_K1 UINT64_C(0x0f0e0d0c0b0a0908)
 
