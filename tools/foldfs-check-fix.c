@@ -239,10 +239,20 @@ int fix_open_log(struct check *c)
 			return -ENOMEM;
 		}
 	}
+	/* No symbolic link: the default name is predictable, and whoever
+	 * can write the current directory (a share being fixed, say) could
+	 * otherwise make us create or append to any file. */
 	c->log_fd = open(c->log_name,
-			 O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY,
+			 O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY |
+				 O_NOFOLLOW,
 			 0644);
-	if (c->log_fd < 0 || fstat(c->log_fd, &st) < 0) {
+	if (c->log_fd < 0 && errno == ELOOP) {
+		r = -ELOOP;
+		fprintf(stderr,
+			"foldfs-check: %s: the rename log must be a regular "
+			"file, not a symbolic link\n",
+			c->log_name);
+	} else if (c->log_fd < 0 || fstat(c->log_fd, &st) < 0) {
 		r = -errno;
 		fprintf(stderr, "foldfs-check: %s: cannot open rename log: %s\n",
 			c->log_name, strerror(-r));

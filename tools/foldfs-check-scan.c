@@ -481,14 +481,16 @@ static void text_cps(const char *s, size_t n)
 }
 
 /* Would two members of m print the same?  Canonically equivalent names
- * (NFC vs NFD spellings) render identically on a terminal. */
+ * (NFC vs NFD spellings) render identically on a terminal, and so do
+ * names that differ only in invisible default ignorables (a zero width
+ * space, a soft hyphen), which the ignorables flag makes equivalent. */
 static int look_alike(const struct check *c, const int32_t *m, size_t k)
 {
 	const struct dirbuf *db = &c->db;
 	struct fold_ctx nfd;
 	size_t i, j;
 
-	if (fold_init(&nfd, "utf8", FOLD_NFD, 0) < 0)
+	if (fold_init(&nfd, "utf8", FOLD_NFD, FOLD_IGNORABLES) < 0)
 		return 0;
 	for (i = 0; i < k; i++)
 		for (j = i + 1; j < k && j < 64; j++)

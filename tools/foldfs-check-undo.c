@@ -250,6 +250,17 @@ int undo_parse(FILE *f, const char *logpath, FILE *msgs,
 		int k, failed;
 
 		lineno++;
+		/* An unfinished first line is a log only if it is the start
+		 * of the header: anything else ("hello", a binary) is not a
+		 * log, not an empty one. */
+		if (line[got - 1] != '\n' && lineno == 1 &&
+		    memcmp(line, LOG_MAGIC,
+			   (size_t)got < ml ? (size_t)got : ml)) {
+			MSG("foldfs-check: %s: not a foldfs-check rename log\n",
+			    logpath);
+			bad = 1;
+			break;
+		}
 		if (line[got - 1] != '\n') {
 			MSG("foldfs-check: %s: line %d: truncated line "
 			    "(ignored: its rename was never attempted)\n",
@@ -346,7 +357,8 @@ int undo_parse(FILE *f, const char *logpath, FILE *msgs,
 		n--;
 	}
 #undef MSG
-	if (ferror(f)) {
+	/* (getline fails without ferror when a line outgrows memory) */
+	if (ferror(f) || (got < 0 && !feof(f))) {
 		if (msgs)
 			fprintf(msgs, "foldfs-check: %s: read error\n", logpath);
 		bad = 1;

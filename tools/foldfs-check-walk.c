@@ -7,8 +7,9 @@
  * analysis needs all its names at once), analysed, and reduced to the list
  * of its subdirectories.  Only a bounded number of directory fds stay open:
  * when the walk is deeper than max_fds, the shallowest ones are closed and
- * reopened on the way back from the nearest open ancestor, checking device
- * and inode so a directory moved meanwhile is reported, not mistaken.
+ * reopened on the way back through ".." (or else from the nearest open
+ * ancestor), checking device and inode so a directory moved meanwhile is
+ * never mistaken for another.
  * Errors on part of the tree are reported and the walk goes on.
  */
 #define _GNU_SOURCE
@@ -326,8 +327,28 @@ static int push(struct walk *w, int fd, const struct stat *st, size_t comp_off,
 static void pop(struct walk *w)
 {
 	struct level *l = &w->lv[--w->depth];
+	struct level *p = w->depth ? &w->lv[w->depth - 1] : NULL;
 
 	if (l->fd >= 0) {
+		/* Going up to a parent whose fd was trimmed: take it back
+		 * through ".." (checked like a reopen), not by name from the
+		 * nearest open ancestor, often the root -- that costs one
+		 * open per level and makes a deep tree with side branches
+		 * quadratic.  (Even a parent with nothing left to walk: its
+		 * fd leads on to the next one up.) */
+		if (p && p->fd < 0) {
+			int fd = openat(l->fd, "..",
+					O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			struct stat st;
+
+			if (fd >= 0 && fstat(fd, &st) == 0 &&
+			    st.st_dev == p->dev && st.st_ino == p->ino) {
+				p->fd = fd;
+				w->open_fds++;
+			} else if (fd >= 0) {
+				close(fd); /* moved: level_fd() reports it */
+			}
+		}
 		close(l->fd);
 		w->open_fds--;
 	}

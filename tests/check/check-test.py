@@ -18,12 +18,14 @@ import hashlib
 import json
 import os
 import random
+import re
 import resource
 import shutil
 import signal
 import stat
 import subprocess
 import sys
+import tempfile
 import time
 import unicodedata
 
@@ -77,8 +79,8 @@ def mkdir(d, name):
     return os.fsdecode(p)
 
 
-def run(argv, env=None, user=None):
-    cmd = [CHECK] + argv
+def run(argv, env=None, user=None, wrap=None):
+    cmd = (wrap or []) + [CHECK] + argv
     if user is not None:
         cmd = ["setpriv", "--reuid=%d" % user, "--regid=%d" % user,
                "--clear-groups"] + cmd
@@ -264,6 +266,15 @@ def test_known_collisions():
           "<U+0041 U+030A>" in text and "'Sub' [dir]  (winner)" in text,
           "text report:\n" + text)
     check(err == b"", "no progress line or noise when piped: %r" % err)
+    # Names that differ only in an invisible ignorable print the same:
+    # their code points tell them apart.
+    ig = fresh("t1-ignorable")
+    mkfile(ig, b"Notes")
+    mkfile(ig, u("No\u200btes"))
+    rc, out, err = run(["--casefold", "--flags", "ignorables", ig])
+    text = out.decode("utf-8", "replace")
+    check(rc == 4 and "<U+004E U+006F U+200B U+0074" in text,
+          "zero width space shown as a code point:\n" + text)
 
     # Without --casefold and without attributes nothing folds.
     rc, objs, err = jrun([root])
@@ -554,6 +565,14 @@ def test_fix_undo():
     check(run(["--undo", badlog])[0] == 8, "malformed log -> 8")
     open(badlog, "w").write("hello\n")
     check(run(["--undo", badlog])[0] == 8, "not a log -> 8")
+    # Without a newline it is still not a log (not an empty one: 0).
+    open(badlog, "w").write("hello")
+    rc, out, err = run(["--undo", badlog])
+    check(rc == 8 and b"not a foldfs-check rename log" in err,
+          "not a log, no newline -> 8 (%d) %r" % (rc, err))
+    # A header cut short by a crash: a log with nothing to undo.
+    open(badlog, "w").write("# foldfs-check rename log, for")
+    check(run(["--undo", badlog])[0] == 0, "header cut short -> 0")
 
 
 def many_collisions(root, ndirs=30, ngroups=20):
@@ -690,6 +709,28 @@ def test_log_safety():
           all(o["status"] == "failed" and "reason" in o for o in ren),
           "unopenable log: exit 12, errors counted, nothing renamed (%d) %r"
           % (rc, summary(objs)))
+    # The default log name is predictable: a symbolic link planted under
+    # it (by whoever can write the current directory) is not followed,
+    # neither is one given with --log.
+    plant = fresh("t-log-plant")
+    victim = os.path.join(TMP, "t-log-victim")
+    if os.path.lexists(victim):
+        os.unlink(victim)
+    now = int(time.time())
+    for s in range(now - 1, now + 30):
+        os.symlink(victim, os.path.join(plant, time.strftime(
+            "foldfs-check-fix-%Y%m%d-%H%M%S.log", time.gmtime(s))))
+    p = subprocess.run([CHECK, "--casefold", "--fix", "--yes", root],
+                       capture_output=True, cwd=plant)
+    check(p.returncode == 12 and not os.path.lexists(victim) and
+          listing(root) == before and b"symbolic link" in p.stderr,
+          "default log name planted as a link: refused, nothing written or "
+          "renamed (%d) %r" % (p.returncode, p.stderr[-200:]))
+    rc, out, err = run(["--casefold", "--fix", "--yes", "--log",
+                        os.path.join(plant, os.listdir(plant)[0]), root])
+    check(rc == 12 and not os.path.lexists(victim) and
+          listing(root) == before,
+          "--log naming a link: refused (%d) %r" % (rc, err[-200:]))
 
     # A disk that fills up while logging (RLIMIT_FSIZE: writes past the
     # limit are cut short, then fail): the log stays well formed, nothing
@@ -1281,6 +1322,45 @@ def test_deep():
           len(res[0][1]) == 1 + 3 * len(branch),
           "deep tree: same findings with 2 fds as with 64 (%d)" %
           len(res[0][1]))
+
+    # Deeper than PATH_MAX with short names, and side directories at every
+    # level: going back up must not reopen each level from the root (one
+    # open per level each time: quadratic, minutes for a few thousand).
+    # (rm -rf: shutil.rmtree recurses once per level and would fail)
+    subprocess.run(["rm", "-rf", os.path.join(TMP, "t-deep-wide")])
+    root = fresh("t-deep-wide")
+    fd = os.open(root, os.O_RDONLY)
+    depth = 2000
+    for i in range(depth):
+        for n in (b"c", b"s%da" % i, b"s%db" % i):   # orders vary per level
+            os.mkdir(n, dir_fd=fd)
+        if i % 500 == 0:
+            for n in (b"X", b"x"):
+                os.close(os.open(n, os.O_CREAT | os.O_WRONLY, dir_fd=fd))
+        nfd = os.open(b"c", os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = nfd
+    os.close(fd)
+    res = []
+    for m in ("2", "64"):
+        # opens counted, not time: linear is a few per directory, the
+        # quadratic walk ~depth/2 per level (~2 million here)
+        with tempfile.NamedTemporaryFile() as tr:
+            rc, objs, err = jrun(["--casefold", "--max-fds", m, root],
+                                 wrap=["strace", "-f", "-qq", "-c", "-U",
+                                       "calls,syscall", "-e",
+                                       "trace=openat", "-o", tr.name])
+            opens = re.findall(rb"^\s*(\d+)\s+openat", open(tr.name, "rb").read(),
+                               re.M)
+        s = summary(objs)
+        res.append((rc, s.get("directories"), s.get("collision_groups")))
+        n_open = int(opens[0]) if opens else -1
+        check(0 < n_open < 4 * (3 * depth + 1),
+              "deep tree with side directories, --max-fds %s: %d opens for "
+              "%d directories" % (m, n_open, 3 * depth + 1))
+    check(res[0] == res[1] == (4, 3 * depth + 1, depth // 500),
+          "deep tree with side directories: all walked (%r)" % res)
+    subprocess.run(["rm", "-rf", root])
 
 
 def test_progress():
