@@ -24,7 +24,9 @@
  *         dentry.  Every path walk asks us, so it is always right, also
  *         for changes made directly in SOURCE.  No negative is cached in
  *         plain directories either (an empty plain directory can become
- *         folding by chattr +F), and the epoch is never touched.
+ *         folding by chattr +F), nor a non-directory (a rename keeps a
+ *         dentry's timeout: moved into a folding directory it would be
+ *         trusted there), and the epoch is never touched.
  *  auto   (default) As none for non-directories in folding directories,
  *         but entries of DIRECTORIES are cached for `timeout`: a directory
  *         has a single dentry; a lookup by another spelling moves it
@@ -34,7 +36,13 @@
  *         folding trees thus cost one round trip for the last component
  *         only.  Plain directories cache negatives too; when chattr
  *         toggles folding, the epoch is bumped (see below) to drop them
- *         (without epoch support they are not cached).
+ *         (without epoch support they are not cached).  A file renamed
+ *         from a plain directory into a folding one keeps the timeout it
+ *         got there (also when renamed on): coh_moved_in() queues its
+ *         invalidation, which lands right after the rename, and notes it
+ *         with that expiry until then, so that a change by another
+ *         spelling meanwhile bumps the epoch (without epoch support only
+ *         the invalidation remains: see foldfs(8)).
  *  epoch  Linux >= 6.16 has FUSE_NOTIFY_INC_EPOCH: every dentry records
  *         the connection's epoch read when its request was *sent*; a
  *         dentry older than the current epoch is invalid.  Bumping takes
@@ -328,7 +336,15 @@ int coh_bump(void)
 
 double coh_entry_timeout(struct node *d, int is_dir)
 {
-	if (!dir_folds(d) || F.fold_cache)
+	if (!dir_folds(d)) {
+		/* A rename keeps a dentry's timeout: under cache=none a file
+		 * cached here would stay trusted once moved into a folding
+		 * directory, where no ledger bump can reach it. */
+		return (F.cache == CACHE_NONE && !F.nofold && !is_dir)
+			       ? 0
+			       : F.timeout;
+	}
+	if (F.fold_cache)
 		return F.timeout;
 	/* A directory has a single dentry: a lookup by another spelling
 	 * moves it (d_splice_alias), and any change by name first looks it
@@ -393,9 +409,12 @@ static void note_locked(uint64_t dir, uint64_t key, const char *name,
 			free(h);
 		}
 		if (lg_count >= LEDGER_MAX) {
-			if (F.fold_cache) {
-				/* Forgetting live notes is only safe after a
-				 * bump, which kills them all. */
+			struct lent *h = live_q.head;
+			/* Forgetting live notes is only safe after a bump,
+			 * which kills them all (under cache=auto only a
+			 * moved-in file's note counts: coh_moved_in). */
+			if (F.fold_cache ||
+			    (h && h->expires != UINT64_MAX && live(h, now))) {
 				pthread_mutex_unlock(&lg_lock);
 				coh_bump();
 				pthread_mutex_lock(&lg_lock);
@@ -404,7 +423,7 @@ static void note_locked(uint64_t dir, uint64_t key, const char *name,
 			if (lg_count >= LEDGER_MAX) {
 				/* cleanup notes only (or the bump failed and
 				 * nothing is cached any more) */
-				struct lent *h = live_q.head;
+				h = live_q.head;
 				unlink_ent(h);
 				free(h);
 			}
@@ -413,7 +432,7 @@ static void note_locked(uint64_t dir, uint64_t key, const char *name,
 		if (!e) {
 			/* Cannot record it: make sure nothing depends on
 			 * it (cleanup notes may simply be lost). */
-			if (F.fold_cache) {
+			if (F.fold_cache || expires != UINT64_MAX) {
 				pthread_mutex_unlock(&lg_lock);
 				coh_bump();
 				pthread_mutex_lock(&lg_lock);
@@ -562,7 +581,7 @@ static void settle(struct node *d, uint64_t key, const char *skip)
 		coh_inval_async(dir, c->name);
 	}
 	dlog("settle done (skip %s)%s", skip ? skip : "-", bump ? " bump" : "");
-	if (bump && F.fold_cache)
+	if (bump)
 		coh_bump(); /* kills every note made before it */
 	if (dead) {
 		/* The changed notes: after the bump (or if the kernel no
@@ -601,6 +620,73 @@ void coh_changed(struct node *d, const char *name, uint64_t nodeid)
 	settle(d, key, name);
 	/* The kernel now holds the operation's own spelling. */
 	coh_note(d, name, nodeid);
+}
+
+static void inval_queue(fuse_ino_t parent, const char *name, uint64_t seq);
+
+int coh_timed(struct node *d, const char *name)
+{
+	size_t len = strlen(name);
+	struct lent *e;
+	int timed;
+
+	if (F.nofold || !dir_folds(d))
+		return 1;
+	if (F.fold_cache || F.cache != CACHE_AUTO)
+		return 0; /* coh_moved_in() has nothing to do */
+	/* moved in before: its note has a finite expiry */
+	pthread_mutex_lock(&lg_lock);
+	e = find_locked(node_id(d), fold_hash(&F.ctx, &F.seed, name, len),
+			name, len);
+	timed = e && e->expires != UINT64_MAX && live(e, now_ns());
+	pthread_mutex_unlock(&lg_lock);
+	return timed;
+}
+
+void coh_moved_in(struct node *d, const char *name, uint64_t nodeid)
+{
+	size_t len = strlen(name);
+	uint64_t key, seq;
+
+	/* Only cache=auto has something to do: its folding directories
+	 * hand out file entries with timeout 0 (epoch notes every answer
+	 * with its expiry anyway; none caches no file in plain ones).  A
+	 * renamed directory needs nothing either (see coh_entry_timeout). */
+	if (F.nofold || !dir_folds(d) || F.fold_cache ||
+	    F.cache != CACHE_AUTO || F.timeout <= 0 || !nodeid ||
+	    node_of(nodeid)->type == S_IFDIR)
+		return;
+	/* The dentry is dropped right after the rename (the worker waits
+	 * for the directory lock the rename holds).  Until then it is
+	 * trusted: a change by another spelling meanwhile must bump
+	 * (settle), so its note gets the plain directory's expiry, which
+	 * the worker takes back once the dentry is gone.  Without the
+	 * epoch the invalidation is all there is. */
+	if (!atomic_load(&F.epoch)) {
+		inval_queue(node_id(d), name, 0);
+		return;
+	}
+	key = fold_hash(&F.ctx, &F.seed, name, len);
+	pthread_mutex_lock(&lg_lock);
+	note_locked(node_id(d), key, name, len, nodeid, 0, expiry(now_ns()));
+	seq = lg_seq; /* the note just made (or refreshed) */
+	pthread_mutex_unlock(&lg_lock);
+	inval_queue(node_id(d), name, seq);
+}
+
+/* The worker dropped the moved-in dentry noted as number seq: the
+ * kernel trusts it no more, the note serves cleanup only. */
+static void moved_dropped(fuse_ino_t parent, const char *name, size_t len,
+			  uint64_t seq)
+{
+	uint64_t key = fold_hash(&F.ctx, &F.seed, name, len);
+	struct lent *e;
+
+	pthread_mutex_lock(&lg_lock);
+	e = find_locked(parent, key, name, len);
+	if (e && e->seq == seq)
+		e->expires = UINT64_MAX;
+	pthread_mutex_unlock(&lg_lock);
 }
 
 void coh_external(struct node *d, const char *name)
@@ -656,6 +742,7 @@ void coh_stats(size_t *entries, uint64_t *nbumps)
 struct inval {
 	struct inval *next;
 	fuse_ino_t parent;
+	uint64_t seq; /* a moved-in note to take back once sent, or 0 */
 	size_t len;
 	char name[];
 };
@@ -671,7 +758,7 @@ static int iq_sending; /* the thread is in a notification (iq_lock) */
 static pthread_t iq_thr;
 static int iq_started;
 
-void coh_inval_async(fuse_ino_t parent, const char *name)
+static void inval_queue(fuse_ino_t parent, const char *name, uint64_t seq)
 {
 	size_t len = strlen(name);
 	struct inval *it;
@@ -683,6 +770,7 @@ void coh_inval_async(fuse_ino_t parent, const char *name)
 		return;
 	it->next = NULL;
 	it->parent = parent;
+	it->seq = seq;
 	it->len = len;
 	memcpy(it->name, name, len + 1);
 	pthread_mutex_lock(&iq_lock);
@@ -701,6 +789,11 @@ void coh_inval_async(fuse_ino_t parent, const char *name)
 	iq_queued++;
 	pthread_cond_signal(&iq_cond);
 	pthread_mutex_unlock(&iq_lock);
+}
+
+void coh_inval_async(fuse_ino_t parent, const char *name)
+{
+	inval_queue(parent, name, 0);
 }
 
 static void *inval_thread(void *arg)
@@ -725,6 +818,8 @@ static void *inval_thread(void *arg)
 							 it->name, it->len);
 		dlog("inval_entry(%llu, %s) = %d",
 		     (unsigned long long)it->parent, it->name, r);
+		if (it->seq && (r == 0 || r == -ENOENT))
+			moved_dropped(it->parent, it->name, it->len, it->seq);
 		free(it);
 		pthread_mutex_lock(&iq_lock);
 		iq_sending = 0;

@@ -119,6 +119,7 @@ struct node {
 	int hashed;		/* still reachable by (dev, ino) */
 	int wd;			/* inotify wd registered in the wd map, or -1 */
 	int used;		/* looked up since prune.c's clock passed */
+	uint32_t gen;		/* generation handed out with the node id */
 	struct dirstate *dir;	/* directories only */
 };
 
@@ -164,6 +165,9 @@ void dir_set_fold(struct node *d, int on);
 void fold_refresh(struct node *d);
 /* "/proc/self/fd/N" for n->fd */
 void node_procname(const struct node *n, char buf[64]);
+/* The inode number the view shows for backing (dev, ino): unique across
+ * the file systems mounted inside SOURCE. */
+ino_t node_view_ino(dev_t dev, ino_t ino);
 
 /* ---- creds.c ------------------------------------------------------------ */
 
@@ -300,6 +304,13 @@ void coh_note(struct node *d, const char *name, uint64_t nodeid);
  * the kernel may hold consistent before the reply.  Caller holds d's
  * namespace lock exclusively. */
 void coh_changed(struct node *d, const char *name, uint64_t nodeid);
+/* May the kernel's dentry of `name` in d carry an entry timeout that
+ * cache=auto does not give files of folding directories (it came from a
+ * plain directory)?  Asked before a rename moves it. */
+int coh_timed(struct node *d, const char *name);
+/* After a rename moved such a dentry, of node nodeid, to `name` in d: it
+ * keeps that timeout.  Caller holds d's namespace lock exclusively. */
+void coh_moved_in(struct node *d, const char *name, uint64_t nodeid);
 /* A change of `name` in d made outside the mount. */
 void coh_external(struct node *d, const char *name);
 /* Some unknown change in d made outside the mount. */

@@ -177,12 +177,19 @@ static struct dirstate *dirstate_new(void)
 	return ds;
 }
 
+/* Node ids are addresses, so a freed node's id comes back for another
+ * object.  The kernel's file handles (name_to_handle_at, NFS) are the
+ * pair (node id, generation): each node gets a generation of its own, or
+ * the handle of a forgotten file would open whatever reuses its id. */
+static atomic_uint node_gens;
+
 static struct node *node_new(int fd, const struct stat *st)
 {
 	struct node *n = calloc(1, sizeof *n);
 
 	if (!n)
 		return NULL;
+	n->gen = atomic_fetch_add(&node_gens, 1) + 1;
 	n->dev = st->st_dev;
 	n->ino = st->st_ino;
 	n->fd = fd;
@@ -205,6 +212,7 @@ int node_init(int root_fd, const struct stat *st)
 	root = node_new(root_fd, st);
 	if (!root)
 		return -ENOMEM;
+	root->gen = 0; /* the kernel made the root inode with generation 0 */
 	root->refs = 1; /* never freed */
 	root->nlookup = 1;
 	root->hashed = 1;
@@ -430,6 +438,51 @@ size_t node_sweep(uint64_t *ids, size_t max, int *lap)
 	}
 	pthread_mutex_unlock(&tlock);
 	return got;
+}
+
+/* ---- inode numbers shown -------------------------------------------- */
+
+/*
+ * The view is one file system (one st_dev), but SOURCE may have others
+ * mounted inside it (a btrfs subvolume is one too) whose inode numbers
+ * repeat SOURCE's own, and two files with the same st_dev and st_ino are
+ * one file to tar, cp, find -samefile...  So an object that is not on
+ * SOURCE's file system shows its number with bits 48-63 set to its
+ * device's place in the order the daemon met devices; SOURCE's objects
+ * keep theirs.  A number already using those bits is left as it is
+ * (xfs and btrfs number far below 2^48).
+ */
+#define DEV_SHIFT 48
+#define DEV_MAX 0xffff
+
+static pthread_mutex_t dev_lock = PTHREAD_MUTEX_INITIALIZER;
+static dev_t *devs;
+static size_t ndev, devcap;
+
+ino_t node_view_ino(dev_t dev, ino_t ino)
+{
+	size_t k;
+
+	if (dev == F.root_dev || (uint64_t)ino >> DEV_SHIFT)
+		return ino;
+	pthread_mutex_lock(&dev_lock);
+	for (k = 0; k < ndev && devs[k] != dev; k++)
+		;
+	if (k == ndev && ndev < DEV_MAX) {
+		if (ndev == devcap) {
+			size_t nc = devcap ? devcap * 2 : 8;
+			dev_t *nd = realloc(devs, nc * sizeof *nd);
+			if (nd) {
+				devs = nd;
+				devcap = nc;
+			}
+		}
+		if (ndev < devcap)
+			devs[ndev++] = dev;
+	}
+	pthread_mutex_unlock(&dev_lock);
+	return k < ndev ? (ino_t)((uint64_t)ino | (uint64_t)(k + 1) << DEV_SHIFT)
+			: ino;
 }
 
 /* ---- wd map --------------------------------------------------------- */

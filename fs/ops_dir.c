@@ -117,7 +117,7 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		if (!plus) {
 			struct stat st;
 			memset(&st, 0, sizeof st);
-			st.st_ino = de->d_ino;
+			st.st_ino = node_view_ino(d->dev, de->d_ino);
 			st.st_mode = (mode_t)de->d_type << 12;
 			need = fuse_add_direntry(req, out + used, size - used,
 						 de->d_name, &st, de->d_off);
@@ -154,7 +154,7 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 				/* No node: the kernel makes no dentry of an
 				 * entry with ino 0, it only lists the name. */
 				memset(&e, 0, sizeof e);
-				e.attr.st_ino = de->d_ino;
+				e.attr.st_ino = node_view_ino(d->dev, de->d_ino);
 				e.attr.st_mode = (mode_t)de->d_type << 12;
 			}
 			need = fuse_add_direntry_plus(req, out + used,

@@ -34,6 +34,9 @@
 #ifndef RENAME_EXCHANGE
 #define RENAME_EXCHANGE (1 << 1)
 #endif
+#ifndef RENAME_WHITEOUT
+#define RENAME_WHITEOUT (1 << 2)
+#endif
 
 /* ---- locking --------------------------------------------------------- */
 
@@ -85,7 +88,9 @@ int entry_fill(struct node *d, int fd, const struct stat *st,
 	if (!n)
 		return -ENOMEM;
 	e->ino = node_id(n);
+	e->generation = n->gen;
 	e->attr = *st;
+	e->attr.st_ino = node_view_ino(st->st_dev, st->st_ino);
 	e->attr_timeout = F.timeout;
 	e->entry_timeout = coh_entry_timeout(d, S_ISDIR(st->st_mode));
 	return 0;
@@ -180,7 +185,10 @@ static int stat_node(struct node *n, struct fuse_file_info *fi,
 		r = fstat((int)fi->fh, st);
 	else
 		r = fstatat(n->fd, "", st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW);
-	return r < 0 ? -errno : 0;
+	if (r < 0)
+		return -errno;
+	st->st_ino = node_view_ino(st->st_dev, st->st_ino);
+	return 0;
 }
 
 void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -624,7 +632,7 @@ void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 	struct stat sst, dstst;
 	struct dir_stamp pre1, pre2;
 	const char *replaced = NULL; /* stored name the rename removed in d2 */
-	int r, have_dst = 0;
+	int r, have_dst = 0, timed1, timed2;
 
 	ns_lock2(d1, d2);
 	if (strlen(newname) >= NAME_BUF) {
@@ -689,18 +697,28 @@ void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 	if (r)
 		goto out;
 
+	/* RENAME_WHITEOUT leaves a whiteout stored as src: it stays indexed,
+	 * or other spellings would miss it and could create its duplicate. */
+	const char *gone = (flags & RENAME_WHITEOUT) ? NULL : src;
 	if (flags & RENAME_EXCHANGE) {
 		/* Both stored names still exist, unchanged. */
 	} else if (d1 == d2) {
-		dir_index_change(d1, src, replaced, newname, &pre1);
+		dir_index_change(d1, gone, replaced, newname, &pre1);
 	} else {
-		dir_index_change(d1, src, NULL, NULL, &pre1);
+		dir_index_change(d1, gone, NULL, NULL, &pre1);
 		dir_index_change(d2, replaced, NULL, newname, &pre2);
 	}
 	/* What the kernel holds now: the source dentry moved to newname
-	 * (exchange: the target's moved to name). */
+	 * (exchange: the target's moved to name), with the timeouts they
+	 * had (asked before coh_changed() forgets them). */
+	timed1 = coh_timed(d1, name);
+	timed2 = (flags & RENAME_EXCHANGE) && coh_timed(d2, newname);
 	coh_changed(d1, name, (flags & RENAME_EXCHANGE) ? binding(d1, name) : 0);
 	coh_changed(d2, newname, binding(d2, newname));
+	if (timed1)
+		coh_moved_in(d2, newname, binding(d2, newname));
+	if (timed2)
+		coh_moved_in(d1, name, binding(d1, name));
 out:
 	ns_unlock2(d1, d2);
 	dlog("rename %s -> %s = %d", name, newname, r);

@@ -40,6 +40,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
+#include <sys/ioctl.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -158,6 +159,7 @@ void watch_unwatch(struct node *d)
 
 struct pending {
 	struct node *n; /* held */
+	int wd;
 	char name[NAME_BUF];
 };
 
@@ -197,6 +199,7 @@ static int apply(const struct inotify_event *ev, struct pending *out)
 	}
 	dir_index_recheck(n, ev->name);
 	out->n = n;
+	out->wd = ev->wd;
 	snprintf(out->name, sizeof out->name, "%s", ev->name);
 	return 1;
 }
@@ -244,16 +247,36 @@ static void drain(int from_thread)
 	char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
 	struct pending *pend = NULL;
 	size_t npend = 0, cap = 0;
-	int overflow = 0;
+	int overflow = 0, queued;
 
 	pthread_mutex_lock(&imutex);
-	for (;;) {
+	/* Only the events queued now, those of every change that returned
+	 * before this call: a process busy changing SOURCE would otherwise
+	 * keep us reading its newer events for as long as it goes on. */
+	if (ioctl(ifd, FIONREAD, &queued) < 0)
+		queued = INT_MAX;
+	while (queued > 0) {
 		ssize_t n = read(ifd, buf, sizeof buf);
 		if (n <= 0)
 			break;
+		queued -= n > queued ? queued : (int)n;
+		/* apply() looks at SOURCE as it is now, after every event
+		 * of this read: a name needs one look per read, however many
+		 * events it has in it (slot: its pend index + 1). */
+		uint32_t seen[64] = { 0 };
 		for (ssize_t off = 0; off < n;) {
 			const struct inotify_event *ev = (const void *)(buf + off);
+			uint32_t *slot = NULL;
 			off += (ssize_t)(sizeof *ev + ev->len);
+			if (ev->len) {
+				uint32_t h = 2166136261u ^ (uint32_t)ev->wd;
+				for (const char *c = ev->name; *c; c++)
+					h = (h ^ (unsigned char)*c) * 16777619u;
+				slot = &seen[h % 64];
+				if (*slot && pend[*slot - 1].wd == ev->wd &&
+				    !strcmp(pend[*slot - 1].name, ev->name))
+					continue;
+			}
 			if (npend == cap) {
 				size_t nc = cap ? cap * 2 : 16;
 				struct pending *p = realloc(pend, nc * sizeof *p);
@@ -265,10 +288,13 @@ static void drain(int from_thread)
 				cap = nc;
 			}
 			int r = apply(ev, &pend[npend]);
-			if (r < 0)
+			if (r < 0) {
 				overflow = 1;
-			else if (r > 0)
+			} else if (r > 0) {
+				if (slot)
+					*slot = (uint32_t)npend + 1;
 				npend++;
+			}
 		}
 	}
 	/* Every index built so far may have missed changes: all stale. */

@@ -5,9 +5,10 @@
  * names (strict and not), EEXIST rules, renames, the casefold attribute and
  * its inheritance, nesting, symlinks, hard links, open fds across
  * re-creation, name preservation, xattrs, a 5,000-entry directory,
- * collisions already present in SOURCE, the encoding record, the hidden
- * .foldfs, and respelling (FOLDFS_IOC_RESPELL, foldfs --respell).  In
- * the spirit of xfstests generic/556; written anew.
+ * collisions already present in SOURCE, inode numbers of a file system
+ * mounted inside SOURCE, file handles of removed files, the encoding
+ * record, the hidden .foldfs, and respelling (FOLDFS_IOC_RESPELL, foldfs
+ * --respell).  In the spirit of xfstests generic/556; written anew.
  */
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64
@@ -22,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -49,12 +51,16 @@ static const char help[] =
 	"    background), checks lookups by equivalent spellings, exact readdir\n"
 	"    bytes, ill-formed names, EEXIST rules, renames, chattr +F/-F,\n"
 	"    nesting, symlinks, hard links, open fds, name preservation, xattrs,\n"
-	"    a 5,000-entry directory, SOURCE collisions, the encoding record and\n"
+	"    a 5,000-entry directory, SOURCE collisions, unique inode numbers\n"
+	"    with a tmpfs mounted inside SOURCE, file handles of removed files\n"
+	"    (ESTALE, never another file), the encoding record and\n"
 	"    the hidden .foldfs, respelling (FOLDFS_IOC_RESPELL, foldfs\n"
 	"    --respell), the index memory budget (-o index_mem, indexes\n"
-	"    evicted and rebuilt) and the bound of the coherence ledger\n"
-	"    (cache=epoch); unmounts everything at exit.  Must run as root\n"
-	"    with /dev/fuse and fuse3 (fusermount3) installed.\n"
+	"    evicted and rebuilt), the bound of the coherence ledger\n"
+	"    (cache=epoch), RENAME_WHITEOUT in a folding directory and a file\n"
+	"    renamed into one from a plain directory (every cache mode);\n"
+	"    unmounts everything at exit.  Must run as root with /dev/fuse and\n"
+	"    fuse3 (fusermount3) installed.\n"
 	"\n"
 	"OPTIONS\n"
 	"    --foldfs PATH   daemon binary (default $FOLDFS, else build/foldfs)\n"
@@ -62,8 +68,9 @@ static const char help[] =
 	"    --watchdog S    abort (and clean up) after S seconds (default 300)\n"
 	"    --only NAME     run one section: lookup illformed eexist ocreat rename\n"
 	"                    chattr nesting symlink hardlink openfd preserve xattr\n"
-	"                    bigdir collide record hidden strict compat ascii\n"
-	"                    ignorables daemon options cli respell budget ledger\n"
+	"                    bigdir collide submount record hidden handles strict\n"
+	"                    compat ascii ignorables daemon options cli respell\n"
+	"                    budget ledger whiteout movein\n"
 	"    -q / -v         print only failures / every check (default)\n"
 	"\n"
 	"EXIT STATUS\n"
@@ -1090,6 +1097,148 @@ static void sec_hidden(struct t_mount *m)
 	CHECK(t_dir_has(t_path(m->mnt, "hsub"), ".foldfs"), "and is listed there");
 }
 
+/* ---- file handles -------------------------------------------------- */
+
+#define NHANDLE 300
+struct fh_buf {
+	struct file_handle h;
+	unsigned char b[MAX_HANDLE_SZ];
+};
+
+/* A file handle (name_to_handle_at, as knfsd uses) names one file for
+ * good: once the file is gone it opens nothing (ESTALE), even after the
+ * daemon freed its node and handed the same node id to a new file. */
+static void sec_handles(struct t_mount *m)
+{
+	t_section("file handles of removed files never open another file");
+	const char *dir = t_path(m->mnt, "handles");
+	static struct fh_buf old[NHANDLE];
+	char name[64], want_s[64];
+	int mid, got = 0;
+	CHECK_OK(mkdir(dir, 0755), "mkdir handles");
+	for (int i = 0; i < NHANDLE; i++) {
+		snprintf(name, sizeof name, "old%d", i);
+		snprintf(want_s, sizeof want_s, "old %d\n", i);
+		mkfile(t_path(dir, name), want_s);
+		old[i].h.handle_bytes = MAX_HANDLE_SZ;
+		got += name_to_handle_at(AT_FDCWD, t_path(dir, name), &old[i].h, &mid, 0) == 0;
+	}
+	if (got == 0 && (errno == EOPNOTSUPP || errno == ENOSYS)) {
+		t_skip("name_to_handle_at: %s", strerror(errno));
+		return;
+	}
+	CHECK(got == NHANDLE, "name_to_handle_at for %d files (%d)", NHANDLE, got);
+	int mfd = open(m->mnt, O_RDONLY | O_DIRECTORY);
+	/* a live file's handle opens that file, or nothing once the kernel
+	 * has forgotten it (the daemon keeps no handles) */
+	int wrong = 0, other = 0;
+	for (int i = 0; i < NHANDLE; i++) {
+		char buf[64] = "";
+		int fd = open_by_handle_at(mfd, &old[i].h, O_RDONLY);
+		if (fd < 0) {
+			other += errno != ESTALE;
+			continue;
+		}
+		snprintf(want_s, sizeof want_s, "old %d\n", i);
+		wrong += read(fd, buf, sizeof buf - 1) < 0 || strcmp(buf, want_s);
+		close(fd);
+	}
+	CHECK(!wrong && !other, "a live file's handle opens it or fails with ESTALE "
+	      "(%d other files, %d other errors)", wrong, other);
+	for (int i = 0; i < NHANDLE; i++) {
+		snprintf(name, sizeof name, "old%d", i);
+		unlink(t_path(dir, name));
+	}
+	t_sleep_ms(300); /* the kernel's FORGETs: the nodes are freed */
+	for (int i = 0; i < NHANDLE; i++) {
+		snprintf(name, sizeof name, "new%d", i);
+		mkfile(t_path(dir, name), "new\n");
+	}
+	wrong = other = 0;
+	for (int i = 0; i < NHANDLE; i++) {
+		int fd = open_by_handle_at(mfd, &old[i].h, O_RDONLY);
+		if (fd >= 0) {
+			wrong++;
+			close(fd);
+		} else if (errno != ESTALE) {
+			other++;
+		}
+	}
+	close(mfd);
+	CHECK(!wrong && !other, "every handle of a removed file fails with ESTALE "
+	      "(%d opened another file, %d other errors)", wrong, other);
+}
+
+/* ---- file systems mounted inside SOURCE ---------------------------- */
+
+/* The view is one st_dev: objects of a file system mounted inside SOURCE
+ * must not show the inode number of another object of the view, or tar,
+ * cp and find take them for one (find: "File system loop detected").
+ * Two fresh tmpfs number their inodes alike from 1. */
+static void sec_submount(void)
+{
+	t_section("a file system mounted inside SOURCE: inode numbers stay unique");
+	const char *src = t_newdir("src-submount");
+	const char *sub = t_path(src, "sub");
+	struct t_mount m = {0};
+	char name[64];
+	if (mount("tmpfs", src, "tmpfs", 0, "size=4m") != 0) {
+		t_skip("cannot mount a tmpfs: %s", strerror(errno));
+		return;
+	}
+	mkdir(sub, 0755);
+	if (mount("tmpfs", sub, "tmpfs", 0, "size=4m") != 0) {
+		t_skip("cannot mount a tmpfs: %s", strerror(errno));
+		goto out;
+	}
+	for (int i = 0; i < 8; i++) {
+		snprintf(name, sizeof name, "outer%d", i);
+		mkfile(t_path(src, name), "outer");
+		snprintf(name, sizeof name, "inner%d", i);
+		mkfile(t_path(sub, name), "inner");
+	}
+	if (t_mount(&m, src, "casefold"))
+		goto out;
+	/* the two roots and every file, through the view */
+	struct stat st[18];
+	int got = stat(m.mnt, &st[0]) == 0 && stat(t_path(m.mnt, "SUB"), &st[1]) == 0;
+	for (int i = 0; i < 8; i++) {
+		snprintf(name, sizeof name, "OUTER%d", i);
+		got &= stat(t_path(m.mnt, name), &st[2 + i]) == 0;
+		snprintf(name, sizeof name, "sub/INNER%d", i);
+		got &= stat(t_path(m.mnt, name), &st[10 + i]) == 0;
+	}
+	CHECK(got, "stat of both roots and the 16 files through the view");
+	int same = 0;
+	for (int i = 0; got && i < 18; i++)
+		for (int j = i + 1; j < 18; j++)
+			same += st[i].st_dev == st[j].st_dev && st[i].st_ino == st[j].st_ino;
+	CHECK(got && !same, "18 objects, 18 distinct (st_dev, st_ino) (%d pairs alike)", same);
+	/* readdir's d_ino is what stat says, there too */
+	int listed = 0, bad = 0;
+	DIR *d = opendir(t_path(m.mnt, "sub"));
+	for (struct dirent *de; d && (de = readdir(d));) {
+		struct stat s;
+		if (strncmp(de->d_name, "inner", 5))
+			continue;
+		listed++;
+		bad += fstatat(dirfd(d), de->d_name, &s, AT_SYMLINK_NOFOLLOW) != 0 ||
+		       s.st_ino != de->d_ino;
+	}
+	if (d)
+		closedir(d);
+	CHECK(listed == 8 && !bad, "sub lists 8 files whose d_ino is their st_ino (%d differ)", bad);
+	const char *find[] = {"find", m.mnt, "-name", "inner0", NULL};
+	char out[4096];
+	int rc = t_run(find, out, sizeof out, 30);
+	CHECK(rc == 0 && strstr(out, "/sub/inner0") && !strstr(out, "loop"),
+	      "find walks into sub (status %d): %s", rc, out);
+	t_umount(&m);
+out:
+	umount2(sub, MNT_DETACH);
+	umount2(src, MNT_DETACH);
+}
+
 /* ---- 17. strict ------------------------------------------------------- */
 
 static void sec_strict(void)
@@ -1852,6 +2001,115 @@ static void sec_budget(void)
  * -- before it forgets notes, or an entry whose note it forgot stays
  * cached and goes stale.  70,000 misses fill it; then names looked up
  * first are created under another spelling and must be found. */
+/* RENAME_WHITEOUT leaves a whiteout (a 0:0 character device) under the old
+ * name.  In a folding directory it must stay findable by every spelling:
+ * the daemon once dropped the old name from the fold index, so other
+ * spellings missed it and an equivalent duplicate could be created.
+ * watch=poll: no inotify event repairs the index behind our back. */
+static void sec_whiteout(void)
+{
+	t_section("RENAME_WHITEOUT in a folding directory: the whiteout keeps its name");
+	const char *src = t_newdir("src-whiteout");
+	struct t_mount m = {0};
+	struct stat st;
+	if (t_mount(&m, src, "casefold,watch=poll"))
+		return;
+	CHECK_OK(t_write_file(t_path(m.mnt, "wh_a"), "a"), "create wh_a");
+	CHECK_ERR(lstat(t_path(m.mnt, "WH_MISSING"), &st), ENOENT, "a miss builds the index");
+	int rc = sys_renameat2(t_path(m.mnt, "wh_a"), t_path(m.mnt, "wh_b"), RENAME_WHITEOUT);
+	if (rc < 0 && (errno == EINVAL || errno == EPERM)) {
+		t_skip("RENAME_WHITEOUT not available here (%s)", strerror(errno));
+		t_umount(&m);
+		return;
+	}
+	CHECK(rc == 0, "renameat2(wh_a, wh_b, RENAME_WHITEOUT) (%s)", rc ? strerror(errno) : "ok");
+	CHECK(lstat(t_path(m.mnt, "WH_A"), &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == 0 &&
+		      st.st_ino == t_ino(t_path(src, "wh_a")),
+	      "WH_A finds the whiteout stored as wh_a");
+	CHECK_ERR(mknod(t_path(m.mnt, "Wh_A"), S_IFREG | 0644, 0), EEXIST, "mknod Wh_A");
+	CHECK_ERR(mkdir(t_path(m.mnt, "WH_A"), 0755), EEXIST, "mkdir WH_A");
+
+	CHECK_OK(t_write_file(t_path(m.mnt, "wo_x"), "x"), "create wo_x");
+	CHECK_OK(t_write_file(t_path(m.mnt, "wo_y"), "y"), "create wo_y");
+	CHECK_OK(sys_renameat2(t_path(m.mnt, "wo_x"), t_path(m.mnt, "WO_Y"), RENAME_WHITEOUT),
+		 "renameat2(wo_x, WO_Y, RENAME_WHITEOUT) replaces wo_y");
+	CHECK(t_file_is(t_path(m.mnt, "wo_y"), "x"), "wo_y reads wo_x's data");
+	CHECK(lstat(t_path(m.mnt, "WO_X"), &st) == 0 && S_ISCHR(st.st_mode) &&
+		      st.st_ino == t_ino(t_path(src, "wo_x")),
+	      "WO_X finds the whiteout stored as wo_x");
+	CHECK_ERR(mknod(t_path(m.mnt, "WO_X"), S_IFREG | 0644, 0), EEXIST, "mknod WO_X");
+	CHECK(t_dir_count(src) == 5 && t_dir_has(src, "wh_a") && t_dir_has(src, "wh_b") &&
+		      t_dir_has(src, "wo_x") && t_dir_has(src, "WO_Y"),
+	      "SOURCE: wh_a wh_b wo_x WO_Y (and the record), no duplicate (%ld entries)",
+	      t_dir_count(src));
+	t_umount(&m);
+}
+
+/* The kernel keeps a dentry's entry timeout when a rename moves it: a file
+ * looked up in a plain directory (cached for `timeout`) and renamed, or
+ * exchanged, into a folding one stays trusted there under the spelling the
+ * rename used.  Removed by another spelling, it was still found under that
+ * one until the daemon's asynchronous invalidation came (cache=auto and
+ * none).  timeout=30 keeps the stale window wide; the checks run right
+ * after each unlink, many times, as the old code lost the race mostly. */
+static void movein_round(const char *mode)
+{
+	struct t_mount m = {0};
+	char opts[64];
+	struct stat st;
+	snprintf(opts, sizeof opts, "cache=%s,timeout=30", mode);
+	if (t_mount(&m, t_newdir("src-movein"), opts))
+		return;
+	const char *f = t_path(m.mnt, "f"), *g = t_path(m.mnt, "g"), *p = t_path(m.mnt, "p");
+	CHECK_OK(mkdir(f, 0755), "[%s] mkdir f", mode);
+	CHECK_OK(set_casefold(f, 1), "[%s] chattr +F f", mode);
+	CHECK_OK(mkdir(g, 0755), "[%s] mkdir g", mode);
+	CHECK_OK(set_casefold(g, 1), "[%s] chattr +F g", mode);
+	CHECK_OK(mkdir(p, 0755), "[%s] mkdir p (plain)", mode);
+	int stale_ren = 0, stale_exch = 0, stale_hop = 0, fail = 0;
+	for (int i = 0; i < 40; i++) {
+		fail |= t_write_file(t_path(p, "x"), "moved") != 0;
+		fail |= stat(t_path(p, "x"), &st) != 0; /* cached for 30 s */
+		fail |= rename(t_path(p, "x"), t_path(f, "Q")) != 0;
+		fail |= unlink(t_path(f, "q")) != 0;
+		stale_ren += stat(t_path(f, "Q"), &st) == 0;
+
+		fail |= t_write_file(t_path(p, "x"), "moved") != 0;
+		fail |= stat(t_path(p, "x"), &st) != 0;
+		fail |= t_write_file(t_path(f, "q"), "there") != 0;
+		fail |= sys_renameat2(t_path(p, "x"), t_path(f, "Q"), RENAME_EXCHANGE) != 0;
+		fail |= unlink(t_path(f, "q")) != 0;
+		stale_exch += stat(t_path(f, "Q"), &st) == 0;
+		fail |= unlink(t_path(p, "x")) != 0;
+
+		/* the dentry keeps the timeout through a second rename */
+		fail |= t_write_file(t_path(p, "x"), "moved") != 0;
+		fail |= stat(t_path(p, "x"), &st) != 0;
+		fail |= rename(t_path(p, "x"), t_path(f, "Q")) != 0;
+		fail |= rename(t_path(f, "Q"), t_path(g, "R")) != 0;
+		fail |= unlink(t_path(g, "r")) != 0;
+		stale_hop += stat(t_path(g, "R"), &st) == 0;
+	}
+	CHECK(!fail, "[%s] 40 rounds of rename/exchange p/x -> f/Q, unlink f/q ran", mode);
+	CHECK(stale_hop == 0,
+	      "[%s] after rename p/x -> f/Q -> g/R and unlink g/r, g/R is gone (%d of 40 stale)",
+	      mode, stale_hop);
+	CHECK(stale_ren == 0, "[%s] after rename p/x -> f/Q and unlink f/q, f/Q is gone (%d of 40 stale)",
+	      mode, stale_ren);
+	CHECK(stale_exch == 0,
+	      "[%s] after exchange p/x <-> f/Q and unlink f/q, f/Q is gone (%d of 40 stale)", mode,
+	      stale_exch);
+	t_umount(&m);
+}
+
+static void sec_movein(void)
+{
+	t_section("a file renamed from a plain into a folding directory, then removed by another spelling");
+	movein_round("auto");
+	movein_round("none");
+	movein_round("epoch");
+}
+
 static void sec_ledger(void)
 {
 	t_section("cache=epoch: 70,000 cached misses overflow the ledger, no stale entry");
@@ -1885,7 +2143,8 @@ int main(int argc, char **argv)
 	struct t_mount a = {0}, b = {0};
 	int need_a = want("lookup") || want("illformed") || want("eexist") || want("ocreat") ||
 		     want("rename") || want("symlink") || want("hardlink") || want("openfd") ||
-		     want("preserve") || want("xattr") || want("bigdir") || want("hidden");
+		     want("preserve") || want("xattr") || want("bigdir") || want("hidden") ||
+		     want("handles");
 	if (need_a) {
 		if (t_mount(&a, t_newdir("src-a"), "casefold") == 0) {
 			CHECK(has_casefold(a.mnt) == 1, "-o casefold: the root reports F");
@@ -1911,6 +2170,8 @@ int main(int argc, char **argv)
 				sec_xattr(&a);
 			if (want("hidden"))
 				sec_hidden(&a);
+			if (want("handles"))
+				sec_handles(&a);
 			if (want("bigdir"))
 				sec_bigdir(&a);
 			t_umount(&a);
@@ -1927,6 +2188,8 @@ int main(int argc, char **argv)
 	}
 	if (want("collide"))
 		sec_collide();
+	if (want("submount"))
+		sec_submount();
 	if (want("record"))
 		sec_record();
 	if (want("strict"))
@@ -1947,6 +2210,10 @@ int main(int argc, char **argv)
 		sec_respell();
 	if (want("budget"))
 		sec_budget();
+	if (want("whiteout"))
+		sec_whiteout();
+	if (want("movein"))
+		sec_movein();
 	if (want("ledger"))
 		sec_ledger();
 	return t_finish();

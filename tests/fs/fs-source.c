@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -54,7 +55,8 @@ static const char help[] =
 	"    cached negative entry after SOURCE made an equivalent name, and an\n"
 	"    inotify queue overflow (the daemon stopped while SOURCE gets more\n"
 	"    names than fs.inotify.max_queued_events, which is only read): every\n"
-	"    index must be rebuilt.\n"
+	"    index must be rebuilt.  Lookups must also answer promptly while a\n"
+	"    process keeps changing an indexed directory of a tmpfs SOURCE.\n"
 	"\n"
 	"EXIT STATUS\n"
 	"    0 if every check passed, 1 otherwise; last line \"N passed, N failed\".\n";
@@ -488,6 +490,66 @@ out:
 }
 
 
+/* A process that keeps changing an indexed directory directly in SOURCE
+ * must not hold up lookups elsewhere: a lookup reads the events queued
+ * when it starts (the changes that returned before it), not those that
+ * keep coming.  SOURCE is a tmpfs, where the changes come faster than
+ * their events can be read. */
+static void run_busy_source(void)
+{
+	t_section("lookups answer while a process keeps changing SOURCE");
+	const char *src = t_newdir("src-busy");
+	struct t_mount m = {0};
+	struct stat st;
+	if (mount("tmpfs", src, "tmpfs", 0, "size=16m") != 0) {
+		t_skip("cannot mount a tmpfs: %s", strerror(errno));
+		return;
+	}
+	mkdir(t_path(src, "busy"), 0755);
+	mkdir(t_path(src, "other"), 0755);
+	t_write_file(t_path(src, "other/x"), "x");
+	if (t_mount(&m, src, "casefold,watch=inotify"))
+		goto out;
+	CHECK_ERR(stat(t_path(m.mnt, "BUSY/nothing"), &st), ENOENT,
+		  "view: BUSY/nothing (busy's index is built and watched)");
+	CHECK_OK(stat(t_path(m.mnt, "OTHER/X"), &st), "view: OTHER/X");
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		/* one name renamed back and forth, for at most 15 s: two
+		 * events per system call */
+		char a[4200], b[4200];
+		snprintf(a, sizeof a, "%s/busy/ping", src);
+		snprintf(b, sizeof b, "%s/busy/pong", src);
+		close(open(a, O_CREAT | O_WRONLY | O_CLOEXEC, 0644));
+		for (double end = t_now() + 15; t_now() < end;) {
+			for (int i = 0; i < 100; i++) {
+				rename(a, b);
+				rename(b, a);
+			}
+		}
+		_exit(0);
+	}
+	t_track_child(pid);
+	t_sleep_ms(200);
+	/* No time limit on a lookup: the 20 must merely be done while the
+	 * writer still writes (before, the first one waited for it to stop). */
+	int failed = 0;
+	for (int i = 0; i < 20; i++) {
+		failed += stat(t_path(m.mnt, "other/X"), &st) != 0;
+		t_sleep_ms(10);
+	}
+	int writing = waitpid(pid, NULL, WNOHANG) == 0;
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	CHECK(!failed && writing,
+	      "20 lookups of other/X answered while the writer still ran (%s; %d failed)",
+	      writing ? "it did" : "it had stopped first", failed);
+	t_umount(&m);
+out:
+	umount2(src, MNT_DETACH);
+}
+
 /* Descriptors the daemon has open; with deleted, only those whose object
  * is deleted: what it still holds of removed directories. */
 static int daemon_fds(pid_t pid, int deleted)
@@ -904,6 +966,7 @@ int main(int argc, char **argv)
 	run_remote_source();
 	run_poll_coarse();
 	run_index_fd_cap();
+	run_busy_source();
 	run_overflow();
 	return t_finish();
 }
