@@ -357,6 +357,10 @@ void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	       mode_t mode, struct fuse_file_info *fi);
 
 void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+/* A new backing descriptor, opened with the caller's flags (an O_DIRECT
+ * the file system refuses fails as in SOURCE): not direct from now on;
+ * direct requests have a descriptor of their own (ops_file.c). */
+void file_undirect(int fd);
 void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		 struct fuse_file_info *fi);
 void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv,

@@ -543,6 +543,8 @@ out:
 		fuse_reply_err(req, -r);
 		return;
 	}
+	if (flags & O_DIRECT)
+		file_undirect(fd);
 	fi->fh = (uint64_t)fd;
 	if (fuse_reply_create(req, &e, fi) != 0) {
 		close(fd);

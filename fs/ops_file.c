@@ -9,6 +9,7 @@
 #define _FILE_OFFSET_BITS 64
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,8 @@ void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, r);
 		return;
 	}
+	if (fi->flags & O_DIRECT)
+		file_undirect(fd);
 	fi->fh = (uint64_t)fd;
 	if (fuse_reply_open(req, fi) != 0)
 		close(fd);
@@ -63,17 +66,91 @@ void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 #define RWF_APPEND 0x00000010
 #endif
 
-/* Keep the backing descriptor's O_DIRECT as the caller's file has it now
- * (fcntl(F_SETFL) on the view's descriptor never reaches us); returns
- * whether it is direct. */
-static int sync_direct(int fd, int flags)
-{
-	int cur = fcntl(fd, F_GETFL);
+/* O_DIRECT.  The backing descriptor (fi->fh) is never direct: a request
+ * that must not be (a page written back from a mapping, copy_file_range,
+ * I/O after fcntl(F_SETFL) cleared O_DIRECT -- which never reaches us)
+ * may run while a direct one of the same file does, and toggling the
+ * flag of one shared descriptor would make it fail (EINVAL: unaligned)
+ * or the direct one go through the cache.  A direct request uses a
+ * second descriptor of the file, opened O_DIRECT at the first such
+ * request and closed at release; where there can be none, the backing
+ * descriptor itself (through the cache). */
+static pthread_mutex_t direct_mu = PTHREAD_MUTEX_INITIALIZER;
+static int *direct_fds; /* by backing descriptor: its direct one + 1, or 0 */
+static size_t ndirect;
 
-	if (cur >= 0 && ((cur ^ flags) & O_DIRECT) &&
-	    fcntl(fd, F_SETFL, (cur & ~O_DIRECT) | (flags & O_DIRECT)) == 0)
-		cur ^= O_DIRECT;
-	return cur >= 0 && (cur & O_DIRECT);
+void file_undirect(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl >= 0 && (fl & O_DIRECT))
+		fcntl(fd, F_SETFL, fl & ~O_DIRECT);
+}
+
+/* The descriptor for a direct request of the file open as fd. */
+static int direct_fd(int fd)
+{
+	int fl, d = -1;
+	char proc[64];
+
+	pthread_mutex_lock(&direct_mu);
+	if ((size_t)fd < ndirect && direct_fds[fd])
+		d = direct_fds[fd] - 1;
+	pthread_mutex_unlock(&direct_mu);
+	if (d >= 0)
+		return d;
+	/* the access of the backing descriptor (O_APPEND if the file is
+	 * append-only: see op_open) */
+	fl = fcntl(fd, F_GETFL);
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+	if (fl >= 0)
+		d = open(proc, (fl & (O_ACCMODE | O_APPEND | O_NOATIME | O_SYNC |
+				      O_DSYNC)) |
+				       O_DIRECT | O_CLOEXEC | O_NOCTTY);
+	if (d < 0)
+		d = fd; /* not to be had: the cache, and no asking again */
+	pthread_mutex_lock(&direct_mu);
+	if ((size_t)fd >= ndirect) {
+		size_t n = (size_t)fd + 64;
+		int *t = realloc(direct_fds, n * sizeof *t);
+		if (t) {
+			memset(t + ndirect, 0, (n - ndirect) * sizeof *t);
+			direct_fds = t;
+			ndirect = n;
+		}
+	}
+	if ((size_t)fd >= ndirect) {
+		/* no memory for the entry: this request only */
+		pthread_mutex_unlock(&direct_mu);
+		if (d != fd)
+			close(d);
+		return fd;
+	}
+	if (direct_fds[fd]) {
+		/* another request of the file was quicker */
+		if (d != fd)
+			close(d);
+		d = direct_fds[fd] - 1;
+	} else {
+		direct_fds[fd] = d + 1;
+	}
+	pthread_mutex_unlock(&direct_mu);
+	return d;
+}
+
+/* Before fd is closed (its number may then be reused). */
+static void direct_close(int fd)
+{
+	int d = 0;
+
+	pthread_mutex_lock(&direct_mu);
+	if ((size_t)fd < ndirect) {
+		d = direct_fds[fd];
+		direct_fds[fd] = 0;
+	}
+	pthread_mutex_unlock(&direct_mu);
+	if (d && d - 1 != fd)
+		close(d - 1);
 }
 
 void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
@@ -82,9 +159,9 @@ void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	struct fuse_bufvec buf = FUSE_BUFVEC_INIT(size);
 
 	(void)ino;
-	sync_direct((int)fi->fh, fi->flags);
 	buf.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
-	buf.buf[0].fd = (int)fi->fh;
+	buf.buf[0].fd = (fi->flags & O_DIRECT) ? direct_fd((int)fi->fh)
+					       : (int)fi->fh;
 	buf.buf[0].pos = off;
 	fuse_reply_data(req, &buf, FUSE_BUF_SPLICE_MOVE);
 }
@@ -98,13 +175,16 @@ void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv,
 	 * a page written back from a shared mapping: it belongs at off).
 	 * A page written back from the page cache is never direct. */
 	int append = !fi->writepage && (fi->flags & O_APPEND);
-	int direct = sync_direct(fd, fi->writepage ? 0 : fi->flags);
+	int direct;
 	struct fuse_bufvec out = FUSE_BUFVEC_INIT(len);
 	struct iovec iov;
 	void *buf = NULL;
 	ssize_t r;
 
 	(void)ino;
+	if (!fi->writepage && (fi->flags & O_DIRECT))
+		fd = direct_fd(fd);
+	direct = fd != (int)fi->fh;
 	if (!append && !direct) {
 		/* the common case: from the request (spliced, if the
 		 * kernel did) straight to the file at off */
@@ -159,6 +239,7 @@ void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	/* before the fd number can be reused by another open */
 	locks_release(node_of(ino), fi->fh);
+	direct_close((int)fi->fh);
 	close((int)fi->fh);
 	fuse_reply_err(req, 0);
 }
@@ -204,9 +285,6 @@ void op_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
 
 	(void)ino_in;
 	(void)ino_out;
-	/* the kernel copies through the page cache: not direct */
-	sync_direct((int)fi_in->fh, 0);
-	sync_direct((int)fi_out->fh, 0);
 	r = copy_file_range((int)fi_in->fh, &in, (int)fi_out->fh, &out, len,
 			    (unsigned)flags);
 	if (r < 0)

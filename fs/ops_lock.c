@@ -17,7 +17,13 @@
  * when it closes any descriptor of the file (FLUSH names the owner); an
  * OFD owner's when its file is released (RELEASE; a process owner that
  * used that file handle has flushed before, so what is left of it are OFD
- * owners).  The lock fd is opened read-write when possible, so one
+ * owners).  The kernel sends RELEASE in the background, and a file opened
+ * meanwhile may have the released one's memory and so its owner number:
+ * its locks then join the owner's entry, which the late RELEASE must not
+ * drop (it would drop them too).  So an entry goes with the release of
+ * the file handle it last came through; a released file's locks that the
+ * new one did not replace stay until the new one is released.  The lock
+ * fd is opened read-write when possible, so one
  * description serves read and write locks (while it is open the file
  * cannot be executed: ETXTBSY); else with the access the daemon has (an
  * owner then cannot get the other kind: EBADF, as for a descriptor of
@@ -421,12 +427,12 @@ void op_flock(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 
 /* A lock owner's lock fd on one object.  In the table while the owner
  * may hold locks; waiters hold references, so the fd outlives a FLUSH
- * that comes while they wait (they then give up: "gone"). */
+ * that comes while they wait (they then wait as a new entry: "gone"). */
 struct owner {
 	struct owner *next;	/* hash chain */
 	struct node *node;
 	uint64_t owner;		/* fi->lock_owner */
-	uint64_t fh;		/* the file handle it first came through */
+	uint64_t fh;		/* the file handle it last came through */
 	int fd;			/* its locks are OFD locks on this */
 	pid_t pid;		/* the process that locked last, for F_GETLK */
 	unsigned refs;		/* the table's and waiters' */
@@ -494,19 +500,21 @@ static int lock_fd_open(struct node *n)
 	return fd < 0 ? -errno : fd;
 }
 
-/* The owner's entry with a reference, created if need be; NULL with *err
- * set if it cannot be. */
-static struct owner *owner_get(struct node *n, struct fuse_file_info *fi,
+/* The entry of lock owner `owner` on n with a reference, created if need
+ * be (as one coming through file handle fh); NULL with *err set if it
+ * cannot be. */
+static struct owner *owner_get(struct node *n, uint64_t owner, uint64_t fh,
 			       pid_t pid, int *err)
 {
 	struct owner *o;
 	int fd;
 
 	pthread_mutex_lock(&owners_mu);
-	o = owner_find(n, fi->lock_owner);
+	o = owner_find(n, owner);
 	if (o) {
 		o->refs++;
 		o->pid = pid;
+		o->fh = fh;
 		pthread_mutex_unlock(&owners_mu);
 		return o;
 	}
@@ -518,7 +526,7 @@ static struct owner *owner_get(struct node *n, struct fuse_file_info *fi,
 		return NULL;
 	}
 	pthread_mutex_lock(&owners_mu);
-	o = owner_find(n, fi->lock_owner);
+	o = owner_find(n, owner);
 	if (o) {
 		/* another request of the same owner was quicker */
 		close(fd);
@@ -531,8 +539,8 @@ static struct owner *owner_get(struct node *n, struct fuse_file_info *fi,
 			return NULL;
 		}
 		o->node = n;
-		o->owner = fi->lock_owner;
-		o->fh = fi->fh;
+		o->owner = owner;
+		o->fh = fh;
 		o->fd = fd;
 		o->refs = 1; /* the table's */
 		node_hold(n);
@@ -543,6 +551,7 @@ static struct owner *owner_get(struct node *n, struct fuse_file_info *fi,
 	}
 	o->refs++;
 	o->pid = pid;
+	o->fh = fh;
 	pthread_mutex_unlock(&owners_mu);
 	return o;
 }
@@ -638,6 +647,8 @@ void op_getlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 struct setlk_wait {
 	struct owner *o;
 	struct flock l;
+	uint64_t fh;	/* the request's file handle */
+	pid_t pid;	/* and process */
 };
 
 static struct stamp *owner_stamp(void *arg)
@@ -650,12 +661,26 @@ static struct stamp *owner_stamp(void *arg)
 static int setlk_try(void *arg)
 {
 	struct setlk_wait *s = arg;
+	struct owner *o;
 	int err = 0;
 
 	pthread_mutex_lock(&owners_mu);
-	if (s->o->gone)
-		err = EBADF; /* the owner closed the file meanwhile */
-	else if (fcntl(s->o->fd, F_OFD_SETLK, &s->l) < 0)
+	while (s->o->gone) {
+		/* Another thread of the owner closed a descriptor of the
+		 * file meanwhile: the locks it held went, but a request
+		 * still waiting goes on waiting, as POSIX has it (a close
+		 * of this request's own descriptor makes the kernel undo
+		 * the lock it then gets).  It waits as the owner's new
+		 * entry. */
+		pthread_mutex_unlock(&owners_mu);
+		o = owner_get(s->o->node, s->o->owner, s->fh, s->pid, &err);
+		if (!o)
+			return err;
+		owner_release(s->o);
+		s->o = o;
+		pthread_mutex_lock(&owners_mu);
+	}
+	if (fcntl(s->o->fd, F_OFD_SETLK, &s->l) < 0)
 		err = errno;
 	pthread_mutex_unlock(&owners_mu);
 	if (!err)
@@ -690,7 +715,7 @@ void op_setlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 		fuse_reply_err(req, err);
 		return;
 	}
-	o = owner_get(n, fi, lock->l_pid, &err);
+	o = owner_get(n, fi->lock_owner, fi->fh, lock->l_pid, &err);
 	if (!o) {
 		fuse_reply_err(req, err);
 		return;
@@ -703,5 +728,7 @@ void op_setlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 	}
 	s->o = o;
 	s->l = l;
+	s->fh = fi->fh;
+	s->pid = lock->l_pid;
 	lock_request(req, setlk_try, setlk_fin, s, sleep);
 }

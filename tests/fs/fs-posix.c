@@ -5,7 +5,10 @@
  * EXCHANGE), symlinks, link counts, chmod/chown, utimensat, FIFOs, xattrs,
  * fallocate, fsync, statfs, flock and fcntl/OFD locks (and their waiters),
  * telldir/seekdir, mmap, name length, O_TMPFILE (skipped when
- * unsupported); fcntl locks against processes using SOURCE directly;
+ * unsupported); fcntl locks against processes using SOURCE directly (a
+ * waiter whose process closes another descriptor, an OFD lock and another
+ * file's late RELEASE); O_DIRECT I/O while a mapping of the same open
+ * file is written back;
  * ownership of files created by a non-root user under -o allow_other, and
  * SOURCE's POSIX ACLs (enforced, inherited, the umask applied as SOURCE
  * would, the set-group-ID bit cleared as SOURCE does).
@@ -19,10 +22,13 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <linux/fs.h>
 #include <linux/posix_acl.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1508,6 +1514,23 @@ static void sec_sqlite(void)
 	t_umount(&m);
 }
 
+/* Close fd after 200 ms, then let a holder() go. */
+struct closer {
+	int fd, release;
+};
+
+static void *close_later(void *arg)
+{
+	struct closer *c = arg;
+
+	t_sleep_ms(200);
+	close(c->fd);
+	if (write(c->release, "d", 1) != 1) {
+		/* the holder goes when the caller closes it */
+	}
+	return NULL;
+}
+
 /* fcntl locks taken through the view are SOURCE's: they exclude processes
  * using SOURCE directly, and theirs exclude the view's; POSIX semantics
  * (ranges split per owner, gone when the owner closes any descriptor of
@@ -1587,6 +1610,47 @@ static void sec_source_locks(void)
 	      strerrorname_np(e));
 	close(rel);
 	wait_bounded(h, &st, 30);
+
+	/* Another thread closes a descriptor of the file while F_SETLKW
+	 * waits for a lock held in SOURCE: the process's locks go, but the
+	 * waiting request goes on and gets its lock, as natively; if the
+	 * descriptor closed is the waiter's own, it fails (EBADF) and
+	 * leaves no lock behind. */
+	for (int own = 0; own < 2; own++) {
+		h = holder(sf, 700, 1, &rel);
+		int w = open(vf, O_RDWR), other = open(vf2, O_RDONLY);
+		l = (struct flock){.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 710, .l_len = 1};
+		CHECK(h > 0 && w >= 0 && other >= 0 && fcntl(w, F_SETLK, &l) == 0,
+		      "view: byte 710 locked, SOURCE holds byte 700 (%s close)", own ? "own" : "other");
+		struct closer cl = {.fd = own ? w : other, .release = rel};
+		pthread_t thr;
+		alarm(30); /* a hang detector */
+		int started = pthread_create(&thr, NULL, close_later, &cl) == 0;
+		l = (struct flock){.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 700, .l_len = 1};
+		errno = 0;
+		r = fcntl(w, F_SETLKW, &l);
+		e = errno;
+		if (started)
+			pthread_join(thr, NULL);
+		alarm(0);
+		close(rel);
+		wait_bounded(h, &st, 30);
+		if (!own) {
+			CHECK(r == 0, "view: F_SETLKW on byte 700 is granted after another thread "
+				      "closed another descriptor (%s)",
+			      r ? strerrorname_np(e) : "granted");
+			CHECK(other_lock(sf, F_WRLCK, 700, 1) == 1 &&
+				      other_lock(sf, F_WRLCK, 710, 1) == 0,
+			      "SOURCE: byte 700 held now, 710 let go by the close");
+			close(w);
+		} else {
+			CHECK(r == -1 && e == EBADF,
+			      "view: F_SETLKW whose descriptor another thread closed fails (%s)",
+			      r ? strerrorname_np(e) : "granted");
+			close(other);
+		}
+		CHECK(other_lock(sf, F_WRLCK, 700, 20) == 0, "and then SOURCE gets bytes 700-719");
+	}
 
 	/* A process that exits lets go of its locks. */
 	fflush(stdout);
@@ -1795,6 +1859,84 @@ static void sec_user_mount(void)
 	rmdir(base);
 }
 
+/* Direct I/O in a loop on one open file of the view until *stop; counts
+ * failures. */
+struct dio_loop {
+	int fd;
+	atomic_int *stop;
+	atomic_int failed;
+};
+
+static void *dio_loop(void *arg)
+{
+	struct dio_loop *d = arg;
+	void *b = NULL;
+
+	if (posix_memalign(&b, 4096, 4096) != 0)
+		return NULL;
+	memset(b, 'D', 4096);
+	while (!atomic_load(d->stop))
+		if (pwrite(d->fd, b, 4096, 1 << 20) != 4096 || pread(d->fd, b, 4096, 1 << 20) != 4096)
+			atomic_fetch_add(&d->failed, 1);
+	free(b);
+	return NULL;
+}
+
+/* A file opened O_DIRECT and also mapped: pages written back from the
+ * mapping are not direct (unaligned: EINVAL if they were) and the daemon
+ * gets them through the same open file as the direct requests, at the
+ * same time. */
+static void direct_and_mapped(struct t_mount *m)
+{
+	enum { NDIO = 4 };
+	struct dio_loop d[NDIO];
+	pthread_t thr[NDIO];
+	atomic_int stop = 0;
+	int started = 0, bad = 0, rounds = 0, failed = 0;
+	char *buf = malloc(65537);
+	int fd = open(t_path(m->mnt, "dio-map"), O_RDWR | O_CREAT | O_DIRECT | O_CLOEXEC, 0644);
+	char *map = MAP_FAILED;
+	if (fd >= 0 && ftruncate(fd, 2 << 20) == 0)
+		map = mmap(NULL, 65536, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (!CHECK(buf && map != MAP_FAILED, "an O_DIRECT file, mapped shared")) {
+		if (fd >= 0)
+			close(fd);
+		free(buf);
+		return;
+	}
+	for (; started < NDIO; started++) {
+		d[started].fd = fd;
+		d[started].stop = &stop;
+		atomic_init(&d[started].failed, 0);
+		if (pthread_create(&thr[started], NULL, dio_loop, &d[started]) != 0)
+			break;
+	}
+	/* a few seconds, or until the first failure */
+	for (double end = t_now() + 4; t_now() < end && !bad; rounds++) {
+		memset(map, 'a' + rounds % 26, 65536);
+		bad = msync(map, 65536, MS_SYNC) != 0;
+		for (int i = 0; i < started; i++)
+			bad |= atomic_load(&d[i].failed) != 0;
+	}
+	atomic_store(&stop, 1);
+	for (int i = 0; i < started; i++) {
+		pthread_join(thr[i], NULL);
+		failed += atomic_load(&d[i].failed);
+	}
+	CHECK(!bad && !failed,
+	      "direct I/O by %d threads while the mapping is written back: %d rounds, "
+	      "msync %s, %d direct requests failed",
+	      started, rounds, bad ? "or a direct request failed" : "fine", failed);
+	munmap(map, 65536);
+	close(fd);
+	ssize_t n = t_read_file(t_path(m->src, "dio-map"), buf, 65537);
+	int same = n == 65536;
+	for (ssize_t i = 0; same && i < n; i++)
+		same = buf[i] == 'a' + (rounds - 1) % 26;
+	CHECK(same, "SOURCE holds what was last written through the mapping");
+	free(buf);
+}
+
 /* The data path as a passthrough, where the view once differed from
  * SOURCE natively: whether a write appends is the writer's file flag at
  * the time (F_SETFL), and a page written back from a mapping belongs at
@@ -1854,6 +1996,7 @@ static void sec_data_path(void)
 			      "an aligned O_DIRECT write of 8192 bytes (%s)", strerror(errno));
 			if (fd >= 0)
 				close(fd);
+			direct_and_mapped(&m);
 		}
 		free(al);
 	}
@@ -1978,6 +2121,111 @@ static void sec_single(void)
 	CHECK_OK(mkdir(d, 0755), "mkdir d");
 	posix_set(d, sd, "-s");
 	t_umount(&m);
+}
+
+/* The kernel tells the daemon that a file was closed for good (RELEASE)
+ * in the background, and a file opened meanwhile may get the closed one's
+ * memory and so its lock owner number: an OFD lock it takes must survive
+ * the late RELEASE of the other.  To hold the RELEASE back, the view's
+ * background slots (12) are filled with reads that wait in the daemon for
+ * a stopped second daemon: the files read live on a foldfs mounted inside
+ * SOURCE. */
+static void sec_late_release(void)
+{
+	enum { NREAD = 16 };
+	struct t_mount in = {0}, m = {0};
+	int fds[NREAD], st;
+	pid_t kids[NREAD];
+	char buf[16384];
+
+	t_section("an OFD lock and the late release of another file");
+	const char *src = t_newdir("src-late");
+	if (!src)
+		return;
+	snprintf(in.mnt, sizeof in.mnt, "%s/slow", src);
+	if (mkdir(in.mnt, 0755) != 0 || t_mount(&in, t_newdir("src-late-in"), ""))
+		return;
+	if (in.pid <= 0 || t_mount(&m, src, "casefold")) {
+		t_umount(&in);
+		return;
+	}
+	memset(buf, 'r', sizeof buf);
+	for (int i = 0; i < NREAD; i++)
+		fds[i] = -1;
+	for (int i = 0; i < NREAD; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "slow/f%d", i);
+		if (t_write_file(t_path(m.mnt, name), "") == 0)
+			fds[i] = open(t_path(m.mnt, name), O_RDWR);
+		if (fds[i] < 0 || pwrite(fds[i], buf, sizeof buf, 0) != sizeof buf)
+			break;
+		close(fds[i]);
+		fds[i] = open(t_path(m.mnt, name), O_RDONLY); /* drops cached pages */
+	}
+	const char *vf = t_path(m.mnt, "LATE"), *sf = t_path(m.src, "Late");
+	CHECK_OK(t_write_file(t_path(m.mnt, "Late"), "l"), "create Late");
+	CHECK(kill(in.pid, SIGSTOP) == 0, "the inner daemon stopped");
+	int nk = 0;
+	fflush(stdout);
+	for (; nk < NREAD; nk++) {
+		kids[nk] = fork();
+		if (kids[nk] == 0)
+			_exit(pread(fds[nk], buf, 4096, 0) > 0 ? 0 : 1);
+		if (kids[nk] < 0)
+			break;
+		t_track_child(kids[nk]);
+	}
+	t_sleep_ms(300); /* their reads now wait in the view's daemon */
+	/* Open, lock a byte of its own, close, until a new file finds the
+	 * byte of the file before as its own: it has that file's lock owner
+	 * (whose RELEASE has not come).  Then it locks byte 0. */
+	int fd = -1, got = 0;
+	cpu_set_t cpus, one;
+	int pinned = sched_getaffinity(0, sizeof cpus, &cpus) == 0 && sched_getcpu() >= 0;
+	if (pinned) {
+		/* the same CPU's free files: a released one comes back soon */
+		CPU_ZERO(&one);
+		CPU_SET(sched_getcpu(), &one);
+		pinned = sched_setaffinity(0, sizeof one, &one) == 0;
+	}
+	for (int i = 1; i < 200 && !got; i++) {
+		struct flock q = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 1000 + i - 1,
+				  .l_len = 1};
+		fd = open(vf, O_RDWR);
+		got = fd >= 0 && i > 1 && fcntl(fd, F_OFD_GETLK, &q) == 0 && q.l_type == F_UNLCK;
+		if (!got && fd >= 0) {
+			q = (struct flock){.l_type = F_WRLCK, .l_whence = SEEK_SET,
+					   .l_start = 1000 + i, .l_len = 1};
+			fcntl(fd, F_OFD_SETLK, &q);
+			close(fd);
+		}
+	}
+	struct flock l = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1};
+	if (got)
+		CHECK_OK(fcntl(fd, F_OFD_SETLK, &l), "a reopened file has a released one's lock "
+						      "owner; it locks byte 0");
+	if (pinned)
+		sched_setaffinity(0, sizeof cpus, &cpus);
+	kill(in.pid, SIGCONT);
+	for (int i = 0; i < nk; i++)
+		wait_bounded(kids[i], &st, 30);
+	if (!got) {
+		t_skip("no reopened file got a released one's lock owner");
+	} else {
+		t_sleep_ms(300); /* the held-back releases arrive */
+		CHECK(other_lock(sf, F_WRLCK, 0, 1) == 1,
+		      "the reopened file's OFD lock outlives the other's late RELEASE");
+		close(fd);
+		int free_ = 0;
+		for (double end = t_now() + 10; !free_ && t_now() < end; t_sleep_ms(20))
+			free_ = other_lock(sf, F_WRLCK, 0, 1) == 0;
+		CHECK(free_, "and goes with its own release");
+	}
+	for (int i = 0; i < NREAD; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	t_umount(&m);
+	t_umount(&in);
 }
 
 /* The daemon told to stop (SIGTERM) while a flock() through the view
@@ -2119,6 +2367,7 @@ int main(int argc, char **argv)
 	sec_data_path();
 	sec_nofile();
 	sec_source_locks();
+	sec_late_release();
 	sec_stop_with_waiter();
 	sec_relative_stop();
 	sec_ro_rw();
