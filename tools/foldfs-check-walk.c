@@ -18,6 +18,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -439,6 +440,20 @@ int walk_tree(struct check *c, const char *path)
 		if (c->xdev && st.st_dev != w.root_dev) {
 			close(cfd);
 			continue;
+		}
+		if (st.st_dev != l->dev) {
+			/* A foldfs view mounted in the tree shows names of its
+			 * SOURCE again (each collision twice; --fix would
+			 * rename through it) and hides its record: its
+			 * SOURCE is checked on its own. */
+			char vsrc[PATH_MAX];
+			if (foldfs_on_view(cfd, vsrc, sizeof vsrc)) {
+				rep_note(c, "%.*s: a foldfs view of %s, not "
+					    "walked (check %s itself)",
+					 (int)npath, w.path, vsrc, vsrc);
+				close(cfd);
+				continue;
+			}
 		}
 		if (push(&w, cfd, &st, comp_off, npath) < 0) {
 			close(cfd);

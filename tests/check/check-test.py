@@ -1448,6 +1448,16 @@ def test_daemon_agrees():
         check(ok, "the mount opens the reported winner for other spellings")
         check(set(os.listdir(md)) == set(os.listdir(os.fsencode(d))),
               "the mount lists every stored name")
+        # The tree holding both SOURCE and the view: the view is not
+        # walked (its names are SOURCE's again), and a note says so.
+        rc, objs, err = jrun(["--casefold", root])
+        notes = [o["message"] for o in by_type(objs, "note")]
+        check(len(by_type(objs, "collision")) == len(GROUPS) and
+              any("a foldfs view of" in m and "not walked" in m
+                  for m in notes),
+              "a view inside PATH is not walked: %d groups (want %d), "
+              "notes %r" % (len(by_type(objs, "collision")), len(GROUPS),
+                            notes))
     finally:
         subprocess.run(["fusermount3", "-u", mnt])
         try:
