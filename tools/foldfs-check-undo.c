@@ -375,12 +375,24 @@ int undo_parse(FILE *f, const char *logpath, FILE *msgs,
 
 int undo_log(struct check *c, const char *logpath)
 {
-	FILE *f = fopen(logpath, "re");
+	/* O_NONBLOCK: a FIFO given as the log must not hang us; only a
+	 * regular file is a log */
+	int fd = open(logpath, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	struct stat lst;
+	FILE *f = NULL;
 	struct undo_ent *ents = NULL;
 	size_t n = 0, i;
 	int status = EXIT_CLEAN, r;
 	unsigned long restored = 0, skipped = 0, failed = 0;
 
+	if (fd >= 0 && fstat(fd, &lst) == 0 && !S_ISREG(lst.st_mode)) {
+		fprintf(stderr, "foldfs-check: %s: not a regular file, so not "
+				"a rename log\n", logpath);
+		close(fd);
+		return EXIT_OPERATIONAL;
+	}
+	if (fd >= 0 && !(f = fdopen(fd, "r")))
+		close(fd);
 	if (!f) {
 		fprintf(stderr, "foldfs-check: %s: %s\n", logpath,
 			strerror(errno));

@@ -573,6 +573,19 @@ def test_fix_undo():
     # A header cut short by a crash: a log with nothing to undo.
     open(badlog, "w").write("# foldfs-check rename log, for")
     check(run(["--undo", badlog])[0] == 0, "header cut short -> 0")
+    # A FIFO is no log: refused at once (reading it waited for a writer).
+    fifo = os.path.join(TMP, "undo.fifo")
+    if os.path.lexists(fifo):
+        os.unlink(fifo)
+    os.mkfifo(fifo)
+    try:
+        p = subprocess.run([CHECK, "--undo", fifo], capture_output=True,
+                           timeout=20)
+        rc, err = p.returncode, p.stderr
+    except subprocess.TimeoutExpired:
+        rc, err = None, b"hung"
+    check(rc == 8 and b"not a regular file" in err,
+          "--undo of a FIFO -> 8 at once (%r %r)" % (rc, err))
 
 
 def many_collisions(root, ndirs=30, ngroups=20):
