@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -807,6 +808,17 @@ static int run(int argc, char **argv)
 	c.progress = progress >= 0 ? progress : isatty(2);
 	if (c.json)
 		c.quiet = 0;
+	{
+		/* directory fds past the open-file limit would fail (EMFILE)
+		 * and leave subtrees unwalked: stay below it, with room for
+		 * the directory being read, the log and the rest */
+		struct rlimit rl;
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+		    rl.rlim_cur != RLIM_INFINITY &&
+		    (rlim_t)c.max_fds + 16 > rl.rlim_cur)
+			c.max_fds = rl.rlim_cur > 18 ? (unsigned)(rl.rlim_cur - 16)
+						     : 2;
+	}
 	env = getenv("FOLDFS_CHECK_STOP_AFTER");
 	if (env && *env) {
 		if (parse_unsigned(env, &v) < 0)

@@ -1373,6 +1373,14 @@ def test_deep():
               "%d directories" % (m, n_open, 3 * depth + 1))
     check(res[0] == res[1] == (4, 3 * depth + 1, depth // 500),
           "deep tree with side directories: all walked (%r)" % res)
+    # --max-fds beyond the open-file limit: kept under it, still all
+    # walked (before: EMFILE, subtrees left out, exit 8)
+    rc, objs, err = jrun(["--casefold", "--max-fds", "1000", root],
+                         wrap=["prlimit", "--nofile=48:48"])
+    s = summary(objs)
+    check((rc, s.get("directories"), s.get("collision_groups")) == res[0],
+          "--max-fds 1000 with 48 descriptors: all walked (%d %r %r)"
+          % (rc, summary(objs), err[-200:]))
     subprocess.run(["rm", "-rf", root])
 
 
