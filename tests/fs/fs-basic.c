@@ -1992,15 +1992,6 @@ static void sec_budget(void)
 	t_umount(&m);
 }
 
-/* ---- the coherence ledger's bound -------------------------------------- */
-
-/* With cache=epoch the kernel keeps negative entries, and the daemon's
- * ledger notes each spelling it answered so that a later change can
- * invalidate the others (coherence.c).  The ledger is bounded (65,536
- * notes); past that it must bump the epoch -- dropping every cached entry
- * -- before it forgets notes, or an entry whose note it forgot stays
- * cached and goes stale.  70,000 misses fill it; then names looked up
- * first are created under another spelling and must be found. */
 /* RENAME_WHITEOUT leaves a whiteout (a 0:0 character device) under the old
  * name.  In a folding directory it must stay findable by every spelling:
  * the daemon once dropped the old name from the fold index, so other
@@ -2110,6 +2101,15 @@ static void sec_movein(void)
 	movein_round("epoch");
 }
 
+/* ---- the coherence ledger's bound -------------------------------------- */
+
+/* With cache=epoch the kernel keeps negative entries, and the daemon's
+ * ledger notes each spelling it answered so that a later change can
+ * invalidate the others (coherence.c).  The ledger is bounded (65,536
+ * notes); past that it must bump the epoch -- dropping every cached entry
+ * -- before it forgets notes, or an entry whose note it forgot stays
+ * cached and goes stale.  70,000 misses fill it; then names looked up
+ * first are created under another spelling and must be found. */
 static void sec_ledger(void)
 {
 	t_section("cache=epoch: 70,000 cached misses overflow the ledger, no stale entry");
