@@ -24,6 +24,8 @@ if [ ! -x "$foldfs" ]; then
 	exit 1
 fi
 command -v fusermount3 >/dev/null || fail "fusermount3 not installed (apt-get install fuse3)"
+# Without pgrep the wait for the daemon's exit at the end would pass unseen.
+command -v pgrep >/dev/null || fail "pgrep not installed (apt-get install procps)"
 [ -e /dev/fuse ] || fail "/dev/fuse missing: this machine cannot mount FUSE filesystems"
 
 demo=$(mktemp -d /tmp/foldfs-demo.XXXXXX) || fail "mktemp"

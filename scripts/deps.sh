@@ -8,7 +8,9 @@
 #           (foldfs-check's walk counts its opens), xz for
 #           the kernel's source (lib-kernel), the s390x cross compiler and
 #           qemu for the big-endian suite)
-#   demo  : build + mount the demo view
+#   demo  : build + mount the demo view (pgrep, from procps, which minimal
+#           images such as Docker's debian:bookworm lack: the demo waits
+#           for the daemon to exit after the unmount)
 #   bigendian : tests/lib/check-bigendian.sh (s390x cross compiler, qemu)
 #   bench : check + what the benchmarks need
 #   all   : every package above
@@ -41,13 +43,14 @@ build="gcc libc6-dev make pkg-config libfuse3-dev"
 bigendian="gcc-s390x-linux-gnu libc6-dev-s390x-cross qemu-user unicode-data bzip2 python3"
 # (unicode-data, bzip2 and python3 come with $bigendian)
 check="$build libicu-dev libutf8proc-dev clang libclang-rt-${llvm}-dev g++ fuse3 e2fsprogs attr xz-utils strace $bigendian"
-demo="$build fuse3 e2fsprogs attr"
+demo="$build fuse3 e2fsprogs attr procps"
 case "$profile" in
 build) want=$build ;;
 check) want=$check ;;
 demo) want=$demo ;;
 bigendian) want=$bigendian ;;
-bench | all) want="$check" ;;
+bench) want=$check ;;
+all) want="$check procps" ;;
 *) echo "deps.sh: unknown profile '$profile' (build|check|demo|bigendian|bench|all)" >&2; exit 2 ;;
 esac
 missing=""
