@@ -356,7 +356,7 @@ double coh_entry_timeout(struct node *d, int is_dir)
 
 int coh_cache_negative(struct node *d)
 {
-	if (F.timeout <= 0)
+	if (F.timeout <= 0 || !prune_negative_ok())
 		return 0;
 	if (F.nofold)
 		return 1;

@@ -8,9 +8,14 @@
  * caller's fsuid, fsgid and supplementary groups; also where the kernel
  * leaves a check or a privilege to us: a CREATE answered by opening an
  * existing equivalent name (the kernel checks nothing there), and an open
- * we truncate (set-user-ID bits drop as for the caller).  (Permission
- * checks of the other calls are the kernel's: a daemon with allow_other
- * always runs with default_permissions, see main.c.)  These must be the
+ * we truncate (set-user-ID bits drop as for the caller); and around
+ * unlink/rmdir/rename, whose checks the kernel made on the entry it looked
+ * up, which need not be the one the name denotes when we act on it: in a
+ * folding directory an exact name removed directly in SOURCE lets another
+ * spelling's entry win, and the sticky bit must protect that one too
+ * (creds_sticky() where we cannot be the caller).  (Permission checks of
+ * the other calls are the kernel's: a daemon with allow_other always runs
+ * with default_permissions, see main.c.)  These must be the
  * raw system calls: glibc's setgroups()/setfsuid() wrappers may apply the
  * change to every thread of the process (setxid broadcast), and other
  * workers are serving other callers at the same time.
@@ -127,4 +132,19 @@ void creds_leave(struct creds *c)
 	syscall(SYS_setfsgid, base_gid);
 	syscall(SYS_setgroups, (size_t)base_ngroups, base_groups);
 	c->switched = 0;
+}
+
+int creds_sticky(fuse_req_t req, struct node *d, const struct stat *ent)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	struct stat ds;
+
+	if (F.switch_creds || ctx->uid == 0)
+		return 0; /* SOURCE checks the caller itself, or root may */
+	if (fstat(d->fd, &ds) < 0)
+		return -errno;
+	if ((ds.st_mode & S_ISVTX) && ctx->uid != ent->st_uid &&
+	    ctx->uid != ds.st_uid)
+		return -EPERM;
+	return 0;
 }

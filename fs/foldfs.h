@@ -151,6 +151,8 @@ void node_put(struct node *n);
 void node_set_wd(struct node *n, int wd);
 struct node *node_hold_wd(int wd);
 size_t node_count(void);
+/* Nodes freed so far (prune.c: did a round free any?) */
+unsigned long node_freed(void);
 /* prune.c's clock: up to max ids of nodes the kernel holds and has not
  * looked up since the hand last passed them (marks cleared on the way),
  * going on from where the last call stopped; *lap is set when the hand
@@ -180,6 +182,10 @@ int creds_init(void);
  * (F.posix_acl) it also takes the caller's umask, always. */
 int creds_enter(fuse_req_t req, struct creds *c);
 void creds_leave(struct creds *c);
+/* Where the daemon cannot be the caller (not root): may the caller remove
+ * or replace entry ent of d under d's sticky bit?  0 or -errno; always 0
+ * for a root daemon, which removes and renames as the caller. */
+int creds_sticky(fuse_req_t req, struct node *d, const struct stat *ent);
 /* Give the calling thread its own umask (fs_struct); 0 or -errno. */
 int creds_own_fs(void);
 
@@ -275,6 +281,13 @@ void prune_stop(void);
 void prune_note(size_t count);
 /* Nodes beyond half the descriptor limit: readdirplus makes none. */
 int prune_pressure(void);
+/* May a negative dentry stay?  The kernel prunes no directory that has
+ * cached children, and a negative one (a miss, even one answered with an
+ * error; a removed name) stays until memory runs short.  Only while the
+ * table is below the quarter of the limit that pruning aims for, so that
+ * such directories never keep it above half; beyond, a miss is not
+ * cached and the dentry is dropped (coh_inval_async) after the reply. */
+int prune_negative_ok(void);
 /* After an open failed with err: if that is EMFILE or ENFILE and pruning
  * runs, wait for a round (up to 1 s) and return 1: worth another try. */
 int prune_wait(int err);

@@ -322,6 +322,13 @@ struct node *node_find(const struct stat *st)
 
 static void wd_remove_locked(struct node *n);
 
+static atomic_ulong nfreed;
+
+unsigned long node_freed(void)
+{
+	return atomic_load(&nfreed);
+}
+
 /* Free a node that nobody references any more (tlock not held). */
 static void node_free(struct node *n)
 {
@@ -336,6 +343,7 @@ static void node_free(struct node *n)
 	}
 	close(n->fd);
 	free(n);
+	atomic_fetch_add(&nfreed, 1);
 }
 
 /* With tlock held: unhash and decide whether n can be freed. */

@@ -189,13 +189,41 @@ static int starts(const char *s, const char *prefix)
 	return !strncmp(s, prefix, strlen(prefix));
 }
 
-static void one_option(struct opts *o, char *opt)
+/* libfuse takes "\x" in an option as x and "\ooo" as an octal byte: so
+ * must we, or "allow\_other" would reach it as allow_other unseen here
+ * (without the default_permissions it needs). */
+static char *unescape_opt(const char *raw)
 {
+	char *u = malloc(strlen(raw) + 1), *d = u;
+
+	if (!u)
+		die("out of memory");
+	for (const char *s = raw; *s; s++) {
+		if (s[0] == '\\' && s[1]) {
+			s++;
+			if (s[0] >= '0' && s[0] <= '3' && s[1] >= '0' &&
+			    s[1] <= '7' && s[2] >= '0' && s[2] <= '7') {
+				*d++ = (char)((s[0] - '0') << 6 |
+					      (s[1] - '0') << 3 | (s[2] - '0'));
+				s += 2;
+				continue;
+			}
+		}
+		*d++ = *s;
+	}
+	*d = '\0';
+	return u;
+}
+
+/* raw goes to libfuse as it is; what it means is matched unescaped. */
+static void one_option(struct opts *o, const char *raw)
+{
+	char *opt = unescape_opt(raw);
 	char *val = strchr(opt, '=');
 
-	if (!*opt)
-		return;
-	if (!strcmp(opt, "casefold")) {
+	if (!*opt) {
+		/* nothing */
+	} else if (!strcmp(opt, "casefold")) {
 		F.casefold_all = 1;
 	} else if (starts(opt, "encoding=")) {
 		struct fold_ctx c;
@@ -279,10 +307,10 @@ static void one_option(struct opts *o, char *opt)
 			die("max_read=%s: expected a number of bytes >= 1",
 			    val + 1);
 		F.max_read = (unsigned)m;
-		fuse_opt_append(o, opt);
+		fuse_opt_append(o, raw);
 	} else if (!strcmp(opt, "debug")) {
 		F.debug = 1; /* our messages too; libfuse's own below */
-		fuse_opt_append(o, opt);
+		fuse_opt_append(o, raw);
 	} else if (!strcmp(opt, "rw") || !strcmp(opt, "ro")) {
 		/* the last one wins, as for mount(8); told to libfuse once
 		 * all are read */
@@ -296,8 +324,9 @@ static void one_option(struct opts *o, char *opt)
 			o->have_allow_other = 1;
 		if (!strcmp(opt, "default_permissions"))
 			o->have_defperm = 1;
-		fuse_opt_append(o, opt);
+		fuse_opt_append(o, raw);
 	}
+	free(opt);
 }
 
 /* Split an -o list on unescaped commas ("\," stays a comma). */

@@ -79,7 +79,7 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	struct dirh *h = dirh_of(fi);
 	char *out = malloc(size ? size : 1);
 	size_t used = 0;
-	int err = 0, pressure = plus && prune_pressure();
+	int err = 0;
 
 	if (!out) {
 		fuse_reply_err(req, ENOMEM);
@@ -132,8 +132,9 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 
 			memset(&e, 0, sizeof e);
 			/* near the descriptor limit, names only (the
-			 * kernel looks up what it needs): see prune.c */
-			if (!dots && !pressure) {
+			 * kernel looks up what it needs): see prune.c.
+			 * Asked per entry: one reply may carry hundreds. */
+			if (!dots && !prune_pressure()) {
 				int fd = openat(d->fd, nm,
 						O_PATH | O_NOFOLLOW | O_CLOEXEC);
 				struct stat st;

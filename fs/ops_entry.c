@@ -156,7 +156,10 @@ void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	}
 	ns_unlock(d);
 	dlog("lookup %s -> %s", name, strerror(-fd));
-	/* An error reply leaves no valid negative dentry (cache=none). */
+	/* An error reply leaves no valid negative dentry (cache=none), but
+	 * an invalid one stays in the dcache, where it pins d (prune.c). */
+	if (fd == -ENOENT && !prune_negative_ok())
+		coh_inval_async(parent, name);
 	fuse_reply_err(req, -fd);
 }
 
@@ -480,7 +483,15 @@ void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 			 * opens it (as open(2) would for the same name).
 			 * CREATE can only answer a regular file. */
 			int pfd = r;
-			if ((fi->flags & O_EXCL) || !S_ISREG(st.st_mode)) {
+			/* A daemon that cannot be the caller (a user's,
+			 * with allow_other) would open it with its own
+			 * access, which SOURCE then checks instead of the
+			 * caller's: let the kernel open it (ESTALE, below),
+			 * with its permission checks. */
+			int foreign = !F.switch_creds &&
+				      fuse_req_ctx(req)->uid != geteuid();
+			if ((fi->flags & O_EXCL) || !S_ISREG(st.st_mode) ||
+			    foreign) {
 				/* A symbolic link, FIFO or device cannot be
 				 * the answer to a CREATE: ESTALE makes the
 				 * kernel look the name up again (LOOKUP_REVAL)
@@ -560,6 +571,7 @@ static void remove_entry(fuse_req_t req, fuse_ino_t parent, const char *name,
 	struct node *d = node_of(parent);
 	char stored[NAME_BUF];
 	struct dir_stamp pre;
+	struct creds c;
 	struct stat st;
 	int r;
 
@@ -567,13 +579,21 @@ static void remove_entry(fuse_req_t req, fuse_ino_t parent, const char *name,
 
 	ns_lock(d, 1);
 	r = resolve_name(d, name, stored, &st);
+	if (r == 0)
+		r = creds_sticky(req, d, &st);
 	if (r == 0) {
 		/* A removed directory's index (which holds its node) is
 		 * moot; find the node while it is still findable. */
 		if (flags & AT_REMOVEDIR)
 			gone = node_find(&st);
 		dir_stamp(d, &pre);
-		r = unlinkat(d->fd, stored, flags) < 0 ? -errno : 0;
+		/* As the caller: `stored` may be another entry than the one
+		 * the kernel checked (creds.c). */
+		r = creds_enter(req, &c);
+		if (r == 0) {
+			r = unlinkat(d->fd, stored, flags) < 0 ? -errno : 0;
+			creds_leave(&c);
+		}
 		if (r == 0) {
 			dir_index_change(d, stored, NULL, NULL, &pre);
 			coh_changed(d, name, 0);
@@ -584,6 +604,9 @@ static void remove_entry(fuse_req_t req, fuse_ino_t parent, const char *name,
 	ns_unlock(d);
 	if (gone)
 		node_put(gone);
+	/* the removed name's dentry stays, negative, and pins d */
+	if (r == 0 && !prune_negative_ok())
+		coh_inval_async(parent, name);
 	dlog("unlink %s (%s) = %d", name, r == 0 ? stored : "-", r);
 	fuse_reply_err(req, -r);
 }
@@ -606,6 +629,21 @@ static int rename2(int ofd, const char *o, int nfd, const char *n,
 	if (flags == 0)
 		return renameat(ofd, o, nfd, n) < 0 ? -errno : 0;
 	return syscall(SYS_renameat2, ofd, o, nfd, n, flags) < 0 ? -errno : 0;
+}
+
+/* rename2() as the caller: the stored names may be other entries than the
+ * ones the kernel checked (creds.c). */
+static int rename2_as(fuse_req_t req, int ofd, const char *o, int nfd,
+		      const char *n, unsigned flags)
+{
+	struct creds c;
+	int r = creds_enter(req, &c);
+
+	if (r)
+		return r;
+	r = rename2(ofd, o, nfd, n, flags);
+	creds_leave(&c);
+	return r;
 }
 
 /* The node id the kernel gets for `name` in d now (0: none). */
@@ -646,6 +684,8 @@ void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 		goto out;
 	}
 	r = resolve_name(d1, name, src, &sst);
+	if (r == 0)
+		r = creds_sticky(req, d1, &sst);
 	if (r)
 		goto out;
 	if (dir_folds(d2)) {
@@ -654,10 +694,14 @@ void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 			goto out;
 		}
 		r = resolve_name(d2, newname, dst, &dstst);
-		if (r == 0)
+		if (r == 0) {
 			have_dst = 1;
-		else if (r != -ENOENT)
+			r = creds_sticky(req, d2, &dstst);
+			if (r)
+				goto out;
+		} else if (r != -ENOENT) {
 			goto out;
+		}
 	}
 	dir_stamp(d1, &pre1);
 	dir_stamp(d2, &pre2);
@@ -669,8 +713,8 @@ void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 			 * normally short-circuits this before we see it.) */
 			r = (flags & RENAME_EXCHANGE)
 				    ? 0
-				    : rename2(d1->fd, src, d2->fd, newname,
-					      RENAME_NOREPLACE);
+				    : rename2_as(req, d1->fd, src, d2->fd,
+						 newname, RENAME_NOREPLACE);
 			if (r == 0 && !(flags & RENAME_EXCHANGE))
 				replaced = dst;
 		} else if (flags & RENAME_NOREPLACE) {
@@ -680,10 +724,10 @@ void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 			 * crash in between leaves the renamed object under
 			 * dst's spelling: nothing is lost.  An exchange
 			 * keeps both stored names, as ext4 does. */
-			r = rename2(d1->fd, src, d2->fd, dst, flags);
+			r = rename2_as(req, d1->fd, src, d2->fd, dst, flags);
 			if (r == 0 && !(flags & RENAME_EXCHANGE)) {
-				int r2 = rename2(d2->fd, dst, d2->fd, newname,
-						 RENAME_NOREPLACE);
+				int r2 = rename2_as(req, d2->fd, dst, d2->fd,
+						    newname, RENAME_NOREPLACE);
 				if (r2)
 					fprintf(stderr,
 						"foldfs: rename kept the "
@@ -694,7 +738,7 @@ void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 			}
 		}
 	} else {
-		r = rename2(d1->fd, src, d2->fd, newname, flags);
+		r = rename2_as(req, d1->fd, src, d2->fd, newname, flags);
 	}
 	if (r)
 		goto out;

@@ -15,9 +15,10 @@
  * the last sweep (a clock: node_sweep() in inode.c) and asks for them to
  * be pruned until the table should be down to a quarter.  The kernel
  * leaves alone what is in use (open files, a working directory, a
- * directory with cached children).  Meanwhile readdirplus lists entries
- * without making nodes, and a lookup, open or create that meets EMFILE
- * waits for one round before it gives up.
+ * directory with cached children -- negative ones too, which only a
+ * named invalidation drops: prune_negative_ok()).  Meanwhile readdirplus
+ * lists entries without making nodes, and a lookup, open or create that
+ * meets EMFILE waits for one round before it gives up.
  *
  * On older kernels the notification is refused at the probe and nothing
  * here runs: the limit is then as high as main.c could raise it, and
@@ -41,7 +42,7 @@
 #define NOTIFY_PRUNE 9 /* FUSE_NOTIFY_PRUNE, protocol 7.45 */
 #define BATCH 512      /* ids per notification: the kernel's own batch */
 
-static atomic_int available, pending, stopping;
+static atomic_int available, pending, urgent, stopping;
 static atomic_ulong begun, done; /* rounds, for prune_openat() */
 static size_t high, low;	/* node counts: start pruning, aim for */
 static sem_t kick_sem;
@@ -100,18 +101,29 @@ static void *prune_main(void *arg)
 {
 	(void)arg;
 	for (;;) {
-		struct timespec pause = { 0, 50 * 1000 * 1000 };
+		struct timespec tick = { 0, 2 * 1000 * 1000 };
+		unsigned long freed;
 		while (sem_wait(&kick_sem) != 0 && errno == EINTR)
 			;
 		if (atomic_load(&stopping))
 			break;
 		atomic_store(&pending, 0);
 		atomic_fetch_add(&begun, 1);
-		prune_round();
-		/* the FORGETs come back asynchronously; if the table is still
-		 * large after they landed, what is left is in use: at most
-		 * one round per pause, not a spin on it */
-		nanosleep(&pause, NULL);
+		/* A new node's kick may be stale by now (the FORGETs of the
+		 * last round landed since); an open that met EMFILE is not
+		 * (prune_wait). */
+		if (atomic_exchange(&urgent, 0) || node_count() >= high) {
+			freed = node_freed();
+			prune_round();
+			/* The FORGETs come back asynchronously.  Once some
+			 * have, the next kick is served at once: a walk that
+			 * outran a fixed pause would meet EMFILE meanwhile (a
+			 * -s worker does not wait).  If none come within 50
+			 * ms, what is left is in use: at most one round per
+			 * 50 ms, not a spin on it. */
+			for (int i = 0; i < 25 && node_freed() == freed; i++)
+				nanosleep(&tick, NULL);
+		}
 		atomic_fetch_add(&done, 1);
 	}
 	return NULL;
@@ -171,19 +183,29 @@ int prune_pressure(void)
 	return atomic_load(&available) && node_count() >= high;
 }
 
+int prune_negative_ok(void)
+{
+	return !atomic_load(&available) || node_count() < low;
+}
+
 int prune_wait(int err)
 {
 	unsigned long b;
 
+	if ((err != EMFILE && err != ENFILE) || !atomic_load(&available))
+		return 0;
+	b = atomic_load(&begun);
+	/* a round, also when no new node asks for one (they cannot be
+	 * made now) */
+	atomic_store(&urgent, 1);
+	kick();
 	/* -s: the one worker waiting here is the one that would take the
-	 * FORGETs, so waiting frees nothing */
-	if ((err != EMFILE && err != ENFILE) || !atomic_load(&available) ||
-	    F.single)
+	 * FORGETs, so waiting frees nothing; this request fails, the next
+	 * ones find room */
+	if (F.single)
 		return 0;
 	/* wait (up to 1 s) for a round that begins from now on, and for
 	 * its FORGETs */
-	b = atomic_load(&begun);
-	kick();
 	for (int i = 0; i < 200 && atomic_load(&done) <= b; i++) {
 		struct timespec t = { 0, 5 * 1000 * 1000 };
 		nanosleep(&t, NULL);
