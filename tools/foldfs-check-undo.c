@@ -373,6 +373,36 @@ int undo_parse(FILE *f, const char *logpath, FILE *msgs,
 	return 0;
 }
 
+/*
+ * Entry i found neither its new nor its old name in dfd.  Was its old
+ * name one that an older rename of the log gave the same entry (two --fix
+ * runs with one log, the second renaming what the first did)?  Then the
+ * older renames have been undone too and the entry is back under an
+ * older name, found by following them: it was undone, not lost (where the
+ * log has inode numbers, the one found must be the renamed entry).
+ */
+static int undone_further(const struct undo_ent *ents, size_t i, int dfd)
+{
+	const struct undo_ent *u = &ents[i];
+	const char *name = u->old;
+	size_t len = u->oldlen, j = i;
+	struct stat st;
+
+	while (j-- > 0) {
+		const struct undo_ent *v = &ents[j];
+
+		if (strcmp(v->dir, u->dir) || v->newlen != len ||
+		    memcmp(v->new, name, len))
+			continue;
+		if (fstatat(dfd, v->old, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			return !u->has_ino ||
+			       (unsigned long long)st.st_ino == u->ino;
+		name = v->old;
+		len = v->oldlen;
+	}
+	return 0;
+}
+
 int undo_log(struct check *c, const char *logpath)
 {
 	/* O_NONBLOCK: a FIFO given as the log must not hang us; only a
@@ -449,10 +479,12 @@ int undo_log(struct check *c, const char *logpath)
 				restored++;
 				undo_report(c, u, "restored", 0);
 			} else if (e == ENOENT &&
-				   fstatat(dfd, u->old, &st,
-					   AT_SYMLINK_NOFOLLOW) == 0) {
+				   (fstatat(dfd, u->old, &st,
+					    AT_SYMLINK_NOFOLLOW) == 0 ||
+				    undone_further(ents, i, dfd))) {
 				/* Logged, but the rename never happened (or
-				 * was already undone). */
+				 * was already undone, with older ones of the
+				 * same entry). */
 				skipped++;
 				undo_report(c, u, "not renamed; skipped", 0);
 			} else if (e == EEXIST) {

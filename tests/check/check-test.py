@@ -4,7 +4,8 @@
 Covers: known collisions found with the right winner (and a randomized
 cross-check against an independent model of canonical caseless matching),
 JSON Lines parsed back and matched against the tree, fsck exit codes
-0/1/4/8/16, --fix then --undo restoring the exact tree, an interrupted
+0/1/4/8/16, --fix then --undo restoring the exact tree (twice, also over
+two --fix runs that renamed an entry twice), an interrupted
 --fix (test hook and a real kill -9), --upgrade-to naming real code points
 picked from the UCD files, --compat/--ignorables, --casefold-dir,
 --set-encoding, --info, the bounded-fd walk on a deep tree, and the record
@@ -586,6 +587,34 @@ def test_fix_undo():
         rc, err = None, b"hung"
     check(rc == 8 and b"not a regular file" in err,
           "--undo of a FIFO -> 8 at once (%r %r)" % (rc, err))
+
+
+def test_undo_chain():
+    """Two --fix runs with one log, the second renaming the names the first
+    gave: --undo restores the tree, and undoing again finds every entry
+    already back (skipped, exit 0), not lost."""
+    root = fresh("t-chain")
+    for n in (b"Report.txt", b"report.TXT", b"b", b"B"):
+        mkfile(root, n)
+    before = listing(root)
+    log = os.path.join(TMP, "t-chain.log")
+    if os.path.exists(log):
+        os.unlink(log)
+    fix = ["--casefold", "--fix", "--yes", "--log", log, root]
+    check(run(fix)[0] == 1, "chain: first --fix renames")
+    for n in (b"REPORT (2).TXT", b"B (2)"):  # they win against the new names
+        mkfile(root, n)
+    mid = listing(root)
+    check(run(fix)[0] == 1, "chain: second --fix renames the first's names")
+    rc, out, err = run(["--undo", log])
+    after = listing(root)
+    check(rc == 0 and set(before) <= set(after) and
+          contents(after) == contents(mid),
+          "chain: --undo restores both runs (%d) %r" % (rc, out[-300:]))
+    rc, out, err = run(["--undo", log])
+    check(rc == 0 and listing(root) == after and b"cannot" not in out,
+          "chain: a second --undo skips all, exit 0 (%d) %r" %
+          (rc, out[-300:]))
 
 
 def many_collisions(root, ndirs=30, ngroups=20):
@@ -1502,7 +1531,7 @@ os.makedirs(TMP, exist_ok=True)
 os.chmod(TMP, 0o755)
 for t in (test_record_unit, test_known_collisions, test_random_model,
           test_json_escaping, test_exit_codes, test_fix_undo,
-          test_interrupted, test_log_safety, test_upgrade, test_profiles,
+          test_undo_chain, test_interrupted, test_log_safety, test_upgrade, test_profiles,
           test_kernel_profile, test_casefold_dir,
           test_set_encoding_info, test_record_rules, test_write_errors,
           test_deep, test_progress,
