@@ -7,6 +7,7 @@
  * prefix first); fold_cmp is antisymmetric; fold_equal == (fold_cmp == 0);
  * equal names hash equal; a name equals itself.
  */
+#define _GNU_SOURCE
 #include <stdint.h>
 #include <string.h>
 
@@ -43,6 +44,28 @@ static int sgn(int v)
 	return (v > 0) - (v < 0);
 }
 
+static void zcompare(const struct fold_ctx *c, const char *a, size_t an,
+		     const char *b, size_t bn)
+{
+	size_t azn = strnlen(a, an), bzn = strnlen(b, bn);
+	char *az = malloc(azn + 1), *bz = malloc(bzn + 1);
+
+	if (!az || !bz)
+		abort();
+	memcpy(az, a, azn);
+	az[azn] = 0;
+	memcpy(bz, b, bzn);
+	bz[bzn] = 0;
+	if (sgn(fold_cmpz(c, az, bz)) != sgn(fold_cmp(c, az, azn, bz, bzn)) ||
+	    fold_equalz(c, az, bz) != fold_equal(c, az, azn, bz, bzn)) {
+		fuzz_hex("fold_cmpz/fold_equalz differ: a", az, azn);
+		fuzz_hex("b", bz, bzn);
+		abort();
+	}
+	free(az);
+	free(bz);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fold_ctx c;
@@ -77,6 +100,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_hex("b", b, bn);
 		abort();
 	}
+	zcompare(&c, a, an, b, bn);
 	ka = key_of(&c, a, an, &kan);
 	kb = key_of(&c, b, bn, &kbn);
 	if (ka && kb) {

@@ -4,7 +4,9 @@
  *   bits 0-2  form (mod 6)
  *   bits 3-5  FOLD_STRICT, FOLD_COMPAT, FOLD_IGNORABLES
  *   bits 6-7  0: "utf8" (newest)   1: "utf8-12.1" with FOLD_KERNEL_ORDER
- *             (the "ext4" profile's ordering)   2: a version picked by
+ *             (the "ext4" profile's ordering; with FOLD_CASEFOLD and
+ *             FOLD_IGNORABLES alone, the context must be the one
+ *             fold_init_profile("ext4") gives)   2: a version picked by
  *             the input's size, every one the library has (1.1 to the
  *             newest) in turn: the age checks that make code points
  *             younger than a version unassigned run under all of them
@@ -20,6 +22,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fold.h"
 
@@ -50,6 +53,16 @@ static inline int fuzz_ctx(unsigned char sel, size_t size,
 		fprintf(stderr, "fold_init(%s, %u, 0x%x) = %d\n", enc, form,
 			flags, r);
 		abort();
+	}
+	if (form == FOLD_CASEFOLD &&
+	    flags == (FOLD_IGNORABLES | FOLD_KERNEL_ORDER)) {
+		struct fold_ctx p;
+
+		if (fold_init_profile(&p, "ext4") != 0 ||
+		    memcmp(&p, ctx, sizeof p)) {
+			fprintf(stderr, "fold_init_profile(ext4) differs\n");
+			abort();
+		}
 	}
 	return 0;
 }

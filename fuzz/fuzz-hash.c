@@ -4,9 +4,12 @@
  * fold_validate is compared with the simple decoder below (written for
  * this target: decode, then reject overlong, surrogate, > U+10FFFF, NUL),
  * offsets included.  fold_hash must equal the hash of the name's key
- * (equivalent names hash alike), the z variants must agree, and a name must
- * equal its key.
+ * (equivalent names hash alike), the z variants (fold_hashz,
+ * fold_validatez, fold_keyz, fold_normalizez: the daemon's calls) must
+ * agree with the sized calls on the bytes before the first NUL, and a name
+ * must equal its key.
  */
+#define _GNU_SOURCE
 #include <stdint.h>
 #include <string.h>
 
@@ -60,6 +63,43 @@ static long ref_ascii(const unsigned char *s, size_t n)
 	return z ? (long)((const unsigned char *)z - s) : -1;
 }
 
+/* The NUL-terminated calls see s up to its first NUL: they must answer
+ * as the sized ones do on those bytes. */
+static void zvariants(const struct fold_ctx *c, const char *s, size_t n)
+{
+	size_t zn = strnlen(s, n), o1 = 0, o2 = 0;
+	char *z = malloc(zn + 1), *a, *b;
+	ssize_t k1, k2, m1, m2;
+
+	if (!z)
+		abort();
+	memcpy(z, s, zn);
+	z[zn] = 0;
+	int v1 = fold_validate(c, z, zn, &o1), v2 = fold_validatez(c, z, &o2);
+	k1 = fold_key(c, z, zn, NULL, 0);
+	k2 = fold_keyz(c, z, NULL, 0);
+	m1 = fold_normalize(c, z, zn, NULL, 0);
+	m2 = fold_normalizez(c, z, NULL, 0);
+	if (v1 != v2 || (v1 && o1 != o2) || k1 != k2 || m1 != m2) {
+		fuzz_hex("a z variant differs (validate, key or normalize)", z,
+			 zn);
+		abort();
+	}
+	a = malloc(k1 > 0 ? (size_t)k1 : 1);
+	b = malloc(k1 > 0 ? (size_t)k1 : 1);
+	if (!a || !b)
+		abort();
+	if (k1 > 0 && (fold_key(c, z, zn, a, (size_t)k1) != k1 ||
+		       fold_keyz(c, z, b, (size_t)k1) != k1 ||
+		       memcmp(a, b, (size_t)k1))) {
+		fuzz_hex("fold_keyz wrote another key", z, zn);
+		abort();
+	}
+	free(a);
+	free(b);
+	free(z);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fold_ctx c;
@@ -99,6 +139,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		free(z);
 	}
+	zvariants(&c, s, n);
 	/* the key is an equivalent name: same hash, equal (ascii: always) */
 	ssize_t kn = fold_key(&c, s, n, NULL, 0);
 	if (kn >= 0) {

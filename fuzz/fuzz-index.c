@@ -2,7 +2,8 @@
  * fuzz-index.c - the daemon's per-directory fold index (fs/dirindex.c)
  * against a plain model: a list of stored names, where "has" is byte
  * equality and the winner for a spelling is the bytewise smallest stored
- * name that fold_equal() finds equivalent to it -- the rule lookups obey.
+ * name with the spelling's key (fold_key(), while the index uses fold_hash()
+ * and fold_equal()) -- the rule lookups obey.
  *
  * Input: byte 0 picks the comparison context (fuzz-ctx.h, so every form,
  * flag and version is covered); the rest is a script of NUL-separated
@@ -14,6 +15,13 @@
  *   b  rebuild the index from the model's names, each listed twice, the
  *      way a directory scan builds it (idx_from_names; the duplicates
  *      exercise the drop a racing readdir needs)
+ *   g  add GROW spellings made from the name (grown()): classes of
+ *      eight equivalent names share a chain, a second 'g' outgrows the
+ *      first 64 buckets (rehash), and after a 'b' (64 names listed twice:
+ *      64 buckets, 64 free slots) so does the next add, free slots and
+ *      all
+ *   s  delete those GROW spellings again: with long names, enough dead
+ *      pool bytes that the pool is compacted
  * Names longer than the daemon's NAME_BUF - 1 bytes are cut.  Any
  * disagreement prints the script position and aborts.
  *
@@ -30,7 +38,8 @@
 #include "foldfs.h"
 #include "fuzz-ctx.h"
 
-#define MODEL_MAX 48
+#define GROW 64
+#define MODEL_MAX (48 + 2 * GROW)
 
 struct foldfs F;
 
@@ -79,7 +88,8 @@ void watch_stamps_after(struct node *d, const struct dir_stamp *pre)
 }
 
 static char model[MODEL_MAX][NAME_BUF];
-static size_t nmodel;
+static char *mkey[MODEL_MAX]; /* each name's key, malloc'ed */
+static size_t mkeylen[MODEL_MAX], nmodel;
 
 static int model_find(const char *name)
 {
@@ -89,18 +99,81 @@ static int model_find(const char *name)
 	return -1;
 }
 
-/* The winner by the rule: bytewise smallest equivalent stored name
+/* The key of name (malloc'ed) under F.ctx without FOLD_STRICT, which
+ * changes no key but refuses ill-formed names. */
+static char *key_of(const char *name, size_t *len)
+{
+	struct fold_ctx k = F.ctx;
+	size_t n = strlen(name);
+	ssize_t r;
+	char *p;
+
+	k.flags &= ~FOLD_STRICT;
+	r = fold_key(&k, name, n, NULL, 0);
+	p = r < 0 ? NULL : malloc((size_t)r + 1);
+	if (!p || fold_key(&k, name, n, p, (size_t)r) != r)
+		abort();
+	*len = (size_t)r;
+	return p;
+}
+
+/* The winner by the rule: bytewise smallest stored name with name's key
  * (strcmp orders bytes as unsigned char, shorter prefix first). */
 static const char *model_winner(const char *name)
 {
 	const char *best = NULL;
+	size_t kl;
+	char *k = key_of(name, &kl);
 
 	for (size_t i = 0; i < nmodel; i++)
-		if (fold_equal(&F.ctx, name, strlen(name), model[i],
-			       strlen(model[i])) &&
+		if (mkeylen[i] == kl && !memcmp(mkey[i], k, kl) &&
 		    (!best || strcmp(model[i], best) < 0))
 			best = model[i];
+	free(k);
 	return best;
+}
+
+/* Spelling k of name for 'g' and 's': the case of its first three
+ * ASCII letters flipped by the low bits of k, then " " and k / 8 at the
+ * end (cut into the name where it would be too long): up to eight
+ * equivalent spellings of each of GROW / 8 names. */
+static void grown(const char *name, unsigned k, char *out)
+{
+	size_t len = strlen(name), bit = 0;
+	char num[16];
+	int nl = snprintf(num, sizeof num, " %u", k / 8);
+
+	if (len > NAME_BUF - 1 - (size_t)nl)
+		len = NAME_BUF - 1 - (size_t)nl;
+	memcpy(out, name, len);
+	for (size_t i = 0; i < len && bit < 3; i++) {
+		unsigned char c = (unsigned char)out[i];
+		if ((c | 32) >= 'a' && (c | 32) <= 'z' && (k >> bit++ & 1))
+			out[i] = (char)(c ^ 32);
+	}
+	memcpy(out + len, num, (size_t)nl + 1);
+}
+
+static void model_add(const char *name)
+{
+	if (model_find(name) < 0 && nmodel < MODEL_MAX) {
+		memcpy(model[nmodel], name, strlen(name) + 1);
+		mkey[nmodel] = key_of(name, &mkeylen[nmodel]);
+		nmodel++;
+	}
+}
+
+static void model_del(const char *name)
+{
+	int i = model_find(name);
+
+	if (i >= 0) {
+		free(mkey[i]);
+		nmodel--;
+		memcpy(model[i], model[nmodel], NAME_BUF);
+		mkey[i] = mkey[nmodel];
+		mkeylen[i] = mkeylen[nmodel];
+	}
 }
 
 static void fail(const char *what, const char *name, size_t pos)
@@ -126,6 +199,20 @@ static struct dirindex *rebuild(struct dirindex *x)
 	return x;
 }
 
+/* Every stored name is found, and is its own winner's class member. */
+static void final_check(struct dirindex *x, size_t size)
+{
+	char out[NAME_BUF];
+
+	for (size_t i = 0; i < nmodel; i++) {
+		if (!idx_has(x, model[i]))
+			fail("a stored name is missing", model[i], size);
+		if (idx_winner(x, model[i], out) != 0 ||
+		    strcmp(out, model_winner(model[i])))
+			fail("a stored name's winner differs", model[i], size);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct dirindex *x;
@@ -135,7 +222,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1 || fuzz_ctx(data[0], size, &F.ctx) < 0)
 		return 0;
 	memset(&F.seed, 0x5a, sizeof F.seed);
-	nmodel = 0;
+	while (nmodel)
+		free(mkey[--nmodel]);
 	x = idx_from_names(NULL, 0);
 	if (!x)
 		abort();
@@ -156,20 +244,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			continue; /* the daemon never handles an empty name */
 		switch (op) {
 		case 'a':
-			if (model_find(name) < 0) {
-				if (nmodel == MODEL_MAX)
-					break;
-				memcpy(model[nmodel++], name, len + 1);
-			}
+			if (model_find(name) < 0 && nmodel == MODEL_MAX)
+				break;
+			model_add(name);
 			idx_add(x, name);
 			break;
-		case 'd': {
-			int i = model_find(name);
-			if (i >= 0)
-				memcpy(model[i], model[--nmodel], NAME_BUF);
+		case 'd':
+			model_del(name);
 			idx_del(x, name);
 			break;
-		}
+		case 'g':
+		case 's':
+			for (unsigned k = 0; k < GROW; k++) {
+				char g[NAME_BUF];
+
+				grown(name, k, g);
+				if (op == 's') {
+					model_del(g);
+					idx_del(x, g);
+				} else if (model_find(g) >= 0 ||
+					   nmodel < MODEL_MAX) {
+					model_add(g);
+					idx_add(x, g);
+				}
+			}
+			break;
 		case 'h':
 			if (!idx_has(x, name) != (model_find(name) < 0))
 				fail("idx_has disagrees with the model", name, at);
@@ -192,14 +291,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (idx_entries(x) != nmodel)
 			fail("entry count differs from the model", name, at);
 	}
-	/* Every stored name is its own winner's class member and found. */
-	for (size_t i = 0; i < nmodel; i++) {
-		if (!idx_has(x, model[i]))
-			fail("a stored name is missing", model[i], size);
-		if (idx_winner(x, model[i], out) != 0 ||
-		    strcmp(out, model_winner(model[i])))
-			fail("a stored name's winner differs", model[i], size);
-	}
+	final_check(x, size);
 	idx_free(x);
 	return 0;
 }

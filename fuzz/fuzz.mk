@@ -6,8 +6,9 @@
 #   make check-lib-fuzz    suite: each target for LIB_FUZZ_SECONDS (15)
 #
 # Targets: normalize (fold_normalize/fold_key vs ICU), compare (fold_cmp,
-# fold_equal, fold_hash vs fold_key order), hash (fold_validate vs an
-# independent validator, fold_hash vs the key), and kernel (the ext4
+# fold_equal, fold_hash vs fold_key order; fold_cmpz, fold_equalz), hash
+# (fold_validate vs an independent validator, fold_hash vs the key; the
+# other NUL-terminated calls), and kernel (the ext4
 # profile vs the Linux kernel's own fs/unicode, where tests/lib/
 # kernel-src.sh can fetch it; seeded from normalize's corpus).  The targets
 # and a libfold

@@ -1,7 +1,8 @@
 /*
  * mkseeds.c - writes the seed corpus of the libfold fuzz targets:
  * random names from tests/lib/randname.c (every kind), hand-picked
- * ill-formed ones and a few with marks on both sides of an ignorable,
+ * ill-formed ones, a few with marks on both sides of an ignorable and a
+ * few that compose through the shared composition list,
  * each prefixed by a context selector byte (fuzz-ctx.h)
  * and, for the compare target, a split byte with two names.
  * Usage: mkseeds DIR TARGET COUNT   (TARGET: normalize, compare, hash)
@@ -29,10 +30,25 @@ static const char *const apart[] = {
 	"E\xCC\x81\xCD\x8F\xCC\xA3.txt",	/* U+0301 CGJ U+0323 */
 };
 
+/* A pair whose second element has no composition list of its own but
+ * shares the last one (fold_data.h, FOLD_COMP_SHARED): U+11935 U+11930
+ * composes to U+11938 (Dives Akuru, Unicode 13.0). */
+static const char *const shared[] = {
+	"\xF0\x91\xA4\xB5\xF0\x91\xA4\xB0",
+	"x\xF0\x91\xA4\xB8y",
+};
+
 static size_t name(struct rn *r, char *out)
 {
 	uint32_t cps[32];
 	size_t n;
+
+	if (rn_below(r, 32) == 0) {
+		const char *a = shared[rn_below(r, sizeof shared / sizeof *shared)];
+		n = strlen(a);
+		memcpy(out, a, n);
+		return n;
+	}
 
 	if (rn_below(r, 16) == 0) {
 		const char *a = apart[rn_below(r, sizeof apart / sizeof *apart)];
