@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "foldfs-check.h"
+#include "fuzz-enc.h"
 
 #define MAX_NAMES 40
 
@@ -147,25 +148,6 @@ static void setup(void)
 }
 
 /* ---- the run ---- */
-
-/* As fuzz-scan.c: low 5 bits a Unicode version by index (past the last:
- * "ascii"), then strict, compat, ignorables; -1 for a pair libfold
- * refuses. */
-static int fuzz_enc(unsigned char sel, char *enc, size_t cap, unsigned *flags)
-{
-	const char *const *v;
-	size_t nv = fold_unicode_versions(&v);
-	size_t i = (sel & 31u) % (nv + 1);
-	struct fold_ctx t;
-
-	if (i == nv)
-		snprintf(enc, cap, "ascii");
-	else
-		snprintf(enc, cap, "utf8-%s", v[i]);
-	*flags = (sel & 32u ? FOLD_STRICT : 0) | (sel & 64u ? FOLD_COMPAT : 0) |
-		 (sel & 128u ? FOLD_IGNORABLES : 0);
-	return fold_init(&t, enc, FOLD_CASEFOLD, *flags) == 0 ? 0 : -1;
-}
 
 static char *key(const struct fold_ctx *ctx, const char *s, size_t *len)
 {

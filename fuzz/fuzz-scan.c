@@ -5,7 +5,7 @@
  * (tools/foldfs-check-report.c), on names the fuzzer picks.
  *
  * Input: bytes 0 and 1 choose the base and the what-if encoding and flags
- * (fuzz_enc below), byte 2 the report (bit 0: JSON), whether there is a
+ * (fuzz_enc, fuzz-enc.h), byte 2 the report (bit 0: JSON), whether there is a
  * what-if context (bit 1), whether --fix runs dry (bit 2; foldfs-check
  * takes no what-if report with --fix) and whether
  * names are stretched to 240-255 bytes (bit 3: the length in bits 4-7),
@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "foldfs-check.h"
+#include "fuzz-enc.h"
 
 #define MAX_NAMES 48
 #define NAME_MAX_ 255
@@ -45,25 +46,6 @@ static void fail(const char *what)
 	fwrite(g_in, 1, g_inlen, stderr);
 	fputc('\n', stderr);
 	abort();
-}
-
-/* An encoding and flags as foldfs-check takes them: low 5 bits a Unicode
- * version by index (past the last: "ascii"), then strict, compat,
- * ignorables.  Returns -1 for a pair libfold refuses. */
-static int fuzz_enc(unsigned char sel, char *enc, size_t cap, unsigned *flags)
-{
-	const char *const *v;
-	size_t nv = fold_unicode_versions(&v);
-	size_t i = (sel & 31u) % (nv + 1);
-	struct fold_ctx t;
-
-	if (i == nv)
-		snprintf(enc, cap, "ascii");
-	else
-		snprintf(enc, cap, "utf8-%s", v[i]);
-	*flags = (sel & 32u ? FOLD_STRICT : 0) | (sel & 64u ? FOLD_COMPAT : 0) |
-		 (sel & 128u ? FOLD_IGNORABLES : 0);
-	return fold_init(&t, enc, FOLD_CASEFOLD, *flags) == 0 ? 0 : -1;
 }
 
 /* The key of s under ctx, malloc'ed; its length in *len. */

@@ -33,7 +33,7 @@ FUZZ_RUN_FLAGS := -max_len=512 -timeout=20 -rss_limit_mb=2048 \
 
 FZ_OBJ := $(BUILD)/obj/fuzz
 FZ_TL  := $(BUILD)/obj/tests/lib
-FZ_HDRS := fuzz/fuzz-ctx.h lib/fold.h tests/lib/icu-oracle.h
+FZ_HDRS := fuzz/fuzz-ctx.h fuzz/fuzz-enc.h lib/fold.h tests/lib/icu-oracle.h
 
 $(FZ_OBJ)/%.o: fuzz/%.c $(FZ_HDRS)
 	@mkdir -p $(@D)
