@@ -31,6 +31,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -627,6 +628,59 @@ static void t_lock_waiters(const char *d, int kind)
 	CHECK_OK(unlink(f), "[%s] remove the lock file", L);
 }
 
+/* getdents64 with a buffer that holds one entry: the kernel asks again
+ * from each entry that did not fit (the daemon resumes in what it read);
+ * lseek to a d_off it returned resumes there; lseek to 0 after a create
+ * must list the new name (rewinddir sees the directory as it is now). */
+static void readdir_tiny(const char *s)
+{
+	_Alignas(8) char buf[48]; /* one entry of these names (32 bytes), not two */
+	char first[256] = "", third[256] = "";
+	const char *name = buf + offsetof(struct dirent64, d_name);
+	unsigned short reclen;
+	off_t doff;
+	off_t off3 = -1;
+	int fd = open(s, O_RDONLY | O_DIRECTORY | O_CLOEXEC), n = 0, bad = 0;
+	long r;
+	if (!CHECK(fd >= 0, "[%s] open many", L))
+		return;
+	while ((r = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
+		/* fields by offset: struct dirent64 is larger than buf */
+		memcpy(&reclen, buf + offsetof(struct dirent64, d_reclen), sizeof reclen);
+		memcpy(&doff, buf + offsetof(struct dirent64, d_off), sizeof doff);
+		bad += (long)reclen != r; /* one entry per call */
+		if (n == 0)
+			snprintf(first, sizeof first, "%s", name);
+		if (n == 1)
+			off3 = doff;
+		if (n == 2)
+			snprintf(third, sizeof third, "%s", name);
+		n++;
+	}
+	CHECK(r == 0 && n == 52 && !bad, "[%s] getdents64 with a 48-byte buffer: 52 entries, one per call (%d, %d not one, %s)", L, n, bad,
+	      r < 0 ? strerror(errno) : "ok");
+	if (off3 >= 0 && lseek(fd, off3, SEEK_SET) == off3 &&
+	    syscall(SYS_getdents64, fd, buf, sizeof buf) > 0)
+		CHECK(!strcmp(name, third), "[%s] lseek to the second entry's d_off lists the third, %s (got %s)", L, third,
+		      name);
+	else
+		CHECK(0, "[%s] lseek to the second entry's d_off", L);
+	CHECK(lseek(fd, 0, SEEK_SET) == 0 && syscall(SYS_getdents64, fd, buf, sizeof buf) > 0 &&
+		      !strcmp(name, first),
+	      "[%s] lseek 0 starts again at %s", L, first);
+	t_write_file(t_path(s, "late-comer"), "l");
+	CHECK(lseek(fd, 0, SEEK_SET) == 0, "[%s] lseek 0 again", L);
+	int late = 0;
+	n = 0;
+	while ((r = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
+		late += !strcmp(name, "late-comer");
+		n++;
+	}
+	CHECK(n == 53 && late == 1, "[%s] after a create, lseek 0 lists the new name too (%d entries, %d late-comer)", L, n, late);
+	close(fd);
+	unlink(t_path(s, "late-comer"));
+}
+
 static void t_readdir(const char *d)
 {
 	const char *s = t_path(d, "many");
@@ -673,6 +727,7 @@ static void t_readdir(const char *d)
 		again++;
 	CHECK(again == 52, "[%s] rewinddir reads all 52 again (%d)", L, again);
 	closedir(dp);
+	readdir_tiny(s);
 }
 
 static void t_tmpfile(const char *d)
