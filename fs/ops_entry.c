@@ -490,8 +490,18 @@ void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 			 * with its permission checks. */
 			int foreign = !F.switch_creds &&
 				      fuse_req_ctx(req)->uid != geteuid();
+			/* In a sticky directory open(2) with O_CREAT of an
+			 * existing file is also checked against
+			 * fs.protected_regular (another user's file planted
+			 * in /tmp).  The kernel makes that check only after
+			 * our reply, so an O_TRUNC here would empty the file
+			 * it then refuses: let the kernel's own open, below,
+			 * check first. */
+			struct stat dst;
+			int sticky = fstat(d->fd, &dst) == 0 &&
+				     (dst.st_mode & S_ISVTX);
 			if ((fi->flags & O_EXCL) || !S_ISREG(st.st_mode) ||
-			    foreign) {
+			    foreign || sticky) {
 				/* A symbolic link, FIFO or device cannot be
 				 * the answer to a CREATE: ESTALE makes the
 				 * kernel look the name up again (LOOKUP_REVAL)

@@ -888,11 +888,26 @@ static void miss_foo_bar(const char *mnt, const char *src)
 	/* pub is world-writable: the kernel lets the user try to create */
 	CHECK_ERR(stat(t_path(mnt, "pub/FOO"), &st), ENOENT, "user: FOO missing (cached miss)");
 	CHECK_ERR(stat(t_path(mnt, "pub/BAR"), &st), ENOENT, "user: BAR missing (cached miss)");
+	CHECK_ERR(stat(t_path(mnt, "pub/BAZ"), &st), ENOENT, "user: BAZ missing (cached miss)");
 }
+
+static int prot_regular_on; /* fs.protected_regular set to 1 */
 
 static void create_over_existing(const char *mnt, const char *src)
 {
-	(void)src;
+	/* fs.protected_regular=1: in the world-writable sticky pub, a 0666
+	 * file of a third user (not the directory's owner) must not be
+	 * opened with O_CREAT, natively (the oracle) or through the view,
+	 * and an O_TRUNC must not empty it on the way to that EACCES.  First:
+	 * the creates below end the cached miss of BAZ. */
+	if (!prot_regular_on) {
+		t_skip("user: fs.protected_regular could not be set");
+	} else {
+		CHECK_ERR(open(t_path(src, "pub/baz"), O_CREAT | O_WRONLY | O_TRUNC, 0644), EACCES,
+			  "user: SOURCE: O_CREAT|O_TRUNC of another user's baz in sticky pub: EACCES");
+		CHECK_ERR(open(t_path(mnt, "pub/BAZ"), O_CREAT | O_WRONLY | O_TRUNC, 0644), EACCES,
+			  "user: view: O_CREAT|O_TRUNC of BAZ finds that baz: EACCES, as in SOURCE");
+	}
 	CHECK_ERR(open(t_path(mnt, "pub/FOO"), O_CREAT | O_RDWR, 0644), EACCES,
 		  "user: O_CREAT of FOO finds root's 0600 foo: EACCES, not opened");
 	int fd = open(t_path(mnt, "pub/BAR"), O_CREAT | O_RDWR, 0644);
@@ -940,7 +955,21 @@ static void sec_create_existing(void)
 	CHECK_OK(chmod(t_path(src, "pub/foo"), 0600), "SOURCE: chmod 0600 foo");
 	CHECK_OK(t_write_file(t_path(src, "pub/bar"), "shared"), "SOURCE: root creates bar");
 	CHECK_OK(chmod(t_path(src, "pub/bar"), 0666), "SOURCE: chmod 0666 bar");
+	CHECK(t_write_file(t_path(src, "pub/baz"), "theirs") == 0 &&
+		      chmod(t_path(src, "pub/baz"), 0666) == 0 &&
+		      chown(t_path(src, "pub/baz"), TUID + 1, TGID) == 0,
+	      "SOURCE: baz, 0666, of uid %d", TUID + 1);
+	char was[16] = "";
+	FILE *pr = fopen("/proc/sys/fs/protected_regular", "r+");
+	if (pr && fgets(was, sizeof was, pr) && fseek(pr, 0, SEEK_SET) == 0)
+		fputs("1\n", pr);
+	prot_regular_on = pr && fclose(pr) == 0;
 	run_as_user(create_over_existing, m.mnt, src);
+	if (prot_regular_on && (pr = fopen("/proc/sys/fs/protected_regular", "w"))) {
+		fputs(was[0] ? was : "0\n", pr);
+		fclose(pr);
+	}
+	CHECK(t_file_is(t_path(src, "pub/baz"), "theirs"), "SOURCE: baz unchanged");
 	CHECK(t_file_is(t_path(src, "pub/foo"), "secret"), "SOURCE: foo unchanged");
 	CHECK(t_file_is(t_path(src, "pub/bar"), "mineed"), "SOURCE: bar written by the user");
 	CHECK_ERR(access(t_path(src, "pub/FOO"), F_OK), ENOENT, "SOURCE: no FOO created");
