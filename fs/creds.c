@@ -7,8 +7,9 @@
  * So around mknod/mkdir/symlink/link/create the worker thread takes the
  * caller's fsuid, fsgid and supplementary groups; also where the kernel
  * leaves a check or a privilege to us: a CREATE answered by opening an
- * existing equivalent name (the kernel checks nothing there), and an open
- * we truncate (set-user-ID bits drop as for the caller); and around
+ * existing equivalent name (the kernel checks nothing there), an open we
+ * truncate and a write, truncation or allocation in a file with set-ID bits
+ * (they drop as for the caller: file_as_writer()); and around
  * unlink/rmdir/rename, whose checks the kernel made on the entry it looked
  * up, which need not be the one the name denotes when we act on it: in a
  * folding directory an exact name removed directly in SOURCE lets another

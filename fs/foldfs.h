@@ -374,6 +374,11 @@ void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
  * the file system refuses fails as in SOURCE): not direct from now on;
  * direct requests have a descriptor of their own (ops_file.c). */
 void file_undirect(int fd);
+/* Before a change to the data of the file open (or O_PATH) as fd: be the
+ * caller if the file has a set-user-ID or set-group-ID bit, so that
+ * SOURCE drops it as for the caller's own write; creds_leave(c) after.
+ * 0 or -errno. */
+int file_as_writer(fuse_req_t req, int fd, struct creds *c);
 void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		 struct fuse_file_info *fi);
 void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv,

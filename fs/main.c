@@ -833,7 +833,8 @@ void op_init(void *userdata, struct fuse_conn_info *conn)
 		conn->want |= FUSE_CAP_CACHE_SYMLINKS;
 	/* SOURCE may change behind our back: no write-back caching.  And
 	 * a root daemon's writes would not clear set-id bits, so the kernel
-	 * must do it (by setattr) rather than leave it to us. */
+	 * must do it (by setattr) rather than leave it to us; where its
+	 * cached mode does not show them, file_as_writer() (ops_file.c). */
 	conn->want &= ~(unsigned)(FUSE_CAP_WRITEBACK_CACHE |
 				  FUSE_CAP_HANDLE_KILLPRIV);
 	/* Under default_permissions the kernel checks permissions; with

@@ -62,6 +62,28 @@ void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		close(fd);
 }
 
+/* A root daemon has CAP_FSETID: SOURCE's file system keeps the set-user-ID
+ * and set-group-ID bits of a file the daemon writes, where it drops them
+ * for a caller without that capability.  The kernel drops them itself
+ * (SETATTR) only when its cached mode shows them, which a mode changed
+ * directly in SOURCE need not, and by FUSE's rule (the group bit only with
+ * group execute; a local file system also drops it for a writer outside
+ * the file's group); and libfuse 3.14 can neither ask for
+ * FUSE_HANDLE_KILLPRIV_V2 nor pass on the kernel's FUSE_WRITE_KILL_SUIDGID.
+ * So the data of a file with such a bit changes as the caller, and SOURCE
+ * decides as for the caller's own write.  Root callers keep CAP_FSETID:
+ * nothing to change. */
+int file_as_writer(fuse_req_t req, int fd, struct creds *c)
+{
+	struct stat st;
+
+	c->switched = 0;
+	if (!F.switch_creds || fuse_req_ctx(req)->uid == 0 ||
+	    fstat(fd, &st) < 0 || !(st.st_mode & (S_ISUID | S_ISGID)))
+		return 0;
+	return creds_enter(req, c);
+}
+
 #ifndef RWF_APPEND
 #define RWF_APPEND 0x00000010
 #endif
@@ -178,6 +200,7 @@ void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv,
 	int direct;
 	struct fuse_bufvec out = FUSE_BUFVEC_INIT(len);
 	struct iovec iov;
+	struct creds c = { 0 };
 	void *buf = NULL;
 	ssize_t r;
 
@@ -185,6 +208,12 @@ void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv,
 	if (!fi->writepage && (fi->flags & O_DIRECT))
 		fd = direct_fd(fd);
 	direct = fd != (int)fi->fh;
+	/* a page written back from a mapping drops no set-ID bit, in
+	 * SOURCE neither (and has no caller) */
+	if (!fi->writepage && (r = file_as_writer(req, fd, &c)) != 0) {
+		fuse_reply_err(req, (int)-r);
+		return;
+	}
 	if (!append && !direct) {
 		/* the common case: from the request (spliced, if the
 		 * kernel did) straight to the file at off */
@@ -197,8 +226,8 @@ void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv,
 	/* Through memory: O_DIRECT wants an aligned buffer (the request's
 	 * is not), an append wants pwritev2's RWF_APPEND. */
 	if (posix_memalign(&buf, 4096, len ? len : 1) != 0) {
-		fuse_reply_err(req, ENOMEM);
-		return;
+		r = -ENOMEM;
+		goto reply;
 	}
 	out.buf[0].mem = buf;
 	r = fuse_buf_copy(&out, bufv, FUSE_BUF_NO_SPLICE);
@@ -212,8 +241,9 @@ void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv,
 		if (r < 0)
 			r = -errno;
 	}
-	free(buf);
 reply:
+	free(buf);
+	creds_leave(&c);
 	if (r < 0)
 		fuse_reply_err(req, (int)-r);
 	else
@@ -257,10 +287,14 @@ void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
 		  off_t length, struct fuse_file_info *fi)
 {
+	struct creds c = { 0 };
+	int r = file_as_writer(req, (int)fi->fh, &c);
+
 	(void)ino;
-	fuse_reply_err(req, fallocate((int)fi->fh, mode, offset, length) < 0
-				    ? errno
-				    : 0);
+	if (r == 0 && fallocate((int)fi->fh, mode, offset, length) < 0)
+		r = -errno;
+	creds_leave(&c);
+	fuse_reply_err(req, -r);
 }
 
 void op_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
@@ -281,14 +315,21 @@ void op_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
 			size_t len, int flags)
 {
 	loff_t in = off_in, out = off_out;
+	struct creds c = { 0 };
 	ssize_t r;
 
 	(void)ino_in;
 	(void)ino_out;
-	r = copy_file_range((int)fi_in->fh, &in, (int)fi_out->fh, &out, len,
-			    (unsigned)flags);
+	r = file_as_writer(req, (int)fi_out->fh, &c);
+	if (r == 0) {
+		r = copy_file_range((int)fi_in->fh, &in, (int)fi_out->fh, &out,
+				    len, (unsigned)flags);
+		if (r < 0)
+			r = -errno;
+	}
+	creds_leave(&c);
 	if (r < 0)
-		fuse_reply_err(req, errno);
+		fuse_reply_err(req, (int)-r);
 	else
 		fuse_reply_write(req, (size_t)r);
 }

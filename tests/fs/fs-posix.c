@@ -11,7 +11,9 @@
  * file is written back;
  * ownership of files created by a non-root user under -o allow_other, and
  * SOURCE's POSIX ACLs (enforced, inherited, the umask applied as SOURCE
- * would, the set-group-ID bit cleared as SOURCE does); the sticky bit of
+ * would, the set-group-ID bit cleared as SOURCE does); set-ID bits set in
+ * SOURCE behind the view's cached mode dropped by a user's write, truncate,
+ * fallocate or copy_file_range as SOURCE drops them; the sticky bit of
  * SOURCE for the entry unlink/rename act on (a root daemon and a user's),
  * and a user's daemon opening nothing for another user's O_CREAT.
  */
@@ -975,6 +977,144 @@ static void sec_create_existing(void)
 	CHECK_ERR(access(t_path(src, "pub/FOO"), F_OK), ENOENT, "SOURCE: no FOO created");
 	CHECK_ERR(access(t_path(src, "pub/BAR"), F_OK), ENOENT, "SOURCE: no BAR created");
 	run_as_user(trunc_setid, m.mnt, src);
+	t_umount(&m);
+}
+
+/* A write by a process without CAP_FSETID drops the file's set-user-ID
+ * bit, and its set-group-ID bit where group execute is set or the writer
+ * is outside the file's group.  The root daemon writes with that
+ * capability, so the kernel's cached mode alone decided: a bit set
+ * directly in SOURCE while the view held the old mode (timeout=30) stayed,
+ * and a set-group-ID bit without group execute stayed in any case.  Each change
+ * is made through the view and directly in SOURCE by the same kind of
+ * process, the bits set in SOURCE between its open() and its change:
+ * SOURCE's own result is the one to match. */
+enum { SW_WRITE, SW_FTRUNC, SW_TRUNC, SW_FALLOC, SW_COPY, SW_OWNER, SW_ROOT, SW_N };
+static const char *const sw_name[SW_N] = {"write", "ftruncate", "truncate", "fallocate",
+					  "copy_file_range", "write by the owner",
+					  "write by root"};
+
+static int setid_change(int op, const char *path, int fd, const char *copy_from)
+{
+	loff_t a = 0, b = 0;
+	int in, r;
+	switch (op) {
+	case SW_FTRUNC:
+		return ftruncate(fd, 2);
+	case SW_TRUNC:
+		return truncate(path, 2);
+	case SW_FALLOC:
+		return fallocate(fd, 0, 0, 8192);
+	case SW_COPY:
+		in = open(copy_from, O_RDONLY);
+		if (in < 0)
+			return -1;
+		r = copy_file_range(in, &a, fd, &b, 2, 0) == 2 ? 0 : -1;
+		close(in);
+		return r;
+	default:
+		return pwrite(fd, "w", 1, 0) == 1 ? 0 : -1;
+	}
+}
+
+/* Make src/name (0666), let a process open it as dir/name, set mode on
+ * src/name, then make change op through that descriptor or name.  The mode
+ * src/name ends with ((mode_t)-1 if something failed); the change's errno
+ * in *err. */
+static mode_t setid_run(int op, mode_t mode, const char *dir, const char *src,
+			const char *name, int *err)
+{
+	char vp[4200], sp[4200], cf[4200];
+	int go[2], ready[2], st;
+	struct stat sb;
+	mode_t got;
+	char c = 0;
+	snprintf(vp, sizeof vp, "%s/%s", dir, name);
+	snprintf(sp, sizeof sp, "%s/%s", src, name);
+	snprintf(cf, sizeof cf, "%s/copy-from", dir);
+	*err = -1;
+	if (t_write_file(sp, "data") || chown(sp, op == SW_OWNER ? TUID : 0, 0) ||
+	    chmod(sp, 0666) || pipe(go))
+		return (mode_t)-1;
+	if (pipe(ready)) {
+		close(go[0]);
+		close(go[1]);
+		return (mode_t)-1;
+	}
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int fd, r = 0;
+		if (op != SW_ROOT && become_user())
+			_exit(100);
+		/* a view caches the mode 0666 here */
+		fd = stat(vp, &sb) == 0 ? open(vp, O_RDWR) : -1;
+		if (fd < 0)
+			r = errno;
+		if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(101);
+		if (r == 0 && setid_change(op, vp, fd, cf) < 0)
+			r = errno;
+		_exit(r);
+	}
+	if (pid > 0 && read(ready[0], &c, 1) == 1 && chmod(sp, mode) == 0 &&
+	    write(go[1], "g", 1) == 1 && wait_bounded(pid, &st, 30) == 0 && WIFEXITED(st))
+		*err = WEXITSTATUS(st);
+	else if (pid > 0)
+		kill(pid, SIGKILL);
+	close(go[0]);
+	close(go[1]);
+	close(ready[0]);
+	close(ready[1]);
+	got = stat(sp, &sb) == 0 ? sb.st_mode & 07777 : (mode_t)-1;
+	unlink(sp);
+	return *err < 0 ? (mode_t)-1 : got;
+}
+
+static void setid_dir(const char *dir, const char *src, const char *native, const char *label)
+{
+	static const mode_t modes[] = {04666, 02676, 02666};
+	CHECK_OK(t_write_file(t_path(dir, "copy-from"), "cc"), "%s: create copy-from", label);
+	CHECK_OK(t_write_file(t_path(native, "copy-from"), "cc"), "%s: create native copy-from",
+		 label);
+	for (int op = 0; op < SW_N; op++)
+		for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+			/* a new name each time: the view may hold the last one
+			 * for timeout seconds after SOURCE removed it */
+			char name[32];
+			int ev, en;
+			snprintf(name, sizeof name, "f%d-%04o", op, (unsigned)modes[i]);
+			mode_t v = setid_run(op, modes[i], dir, src, name, &ev);
+			mode_t n = setid_run(op, modes[i], native, native, name, &en);
+			CHECK(v != (mode_t)-1 && v == n && ev == en,
+			      "%s: %s of a file made %04o in SOURCE leaves %04o (%s) as "
+			      "on SOURCE itself: %04o (%s)",
+			      label, sw_name[op], (unsigned)modes[i], (unsigned)v,
+			      ev ? strerror(ev) : "ok", (unsigned)n, en ? strerror(en) : "ok");
+		}
+}
+
+static void sec_setid_write(void)
+{
+	t_section("allow_other: writes drop set-ID bits set in SOURCE behind the cached mode");
+	const char *src = t_newdir("src-setid");
+	const char *native = t_newdir("native-setid");
+	struct t_mount m = {0};
+	if (!native || chmod(native, 0777) || t_mount(&m, src, "allow_other,timeout=30"))
+		return;
+	const char *fold = t_path(m.mnt, "fold");
+	int fd, fl = 0;
+	CHECK_OK(mkdir(fold, 0777), "mkdir fold");
+	fd = open(fold, O_RDONLY | O_DIRECTORY);
+	ioctl(fd, FS_IOC_GETFLAGS, &fl);
+	fl |= FS_CASEFOLD_FL;
+	CHECK_OK(ioctl(fd, FS_IOC_SETFLAGS, &fl), "chattr +F fold");
+	close(fd);
+	CHECK_OK(mkdir(t_path(m.mnt, "plain"), 0777), "mkdir plain");
+	CHECK_OK(chmod(fold, 0777) | chmod(t_path(m.mnt, "plain"), 0777),
+		 "chmod 0777 fold plain");
+	setid_dir(fold, t_path(src, "fold"), native, "folding");
+	setid_dir(t_path(m.mnt, "plain"), t_path(src, "plain"), native, "plain");
 	t_umount(&m);
 }
 
@@ -2760,6 +2900,7 @@ int main(int argc, char **argv)
 	sec_ro_rw();
 	sec_allow_other();
 	sec_create_existing();
+	sec_setid_write();
 	sec_sticky_swap();
 	sec_sticky_user_daemon();
 	sec_listxattr_race();
