@@ -38,12 +38,15 @@ static int real_fd(struct node *n, struct fuse_file_info *fi)
 	return n->type == S_IFDIR ? dirh_fd(fi) : (int)fi->fh;
 }
 
-/* SOURCE's flags without ours; 0 where SOURCE has no flags at all. */
-static int source_flags(int fd, unsigned *flags)
+/* SOURCE's flags without ours; 0 where SOURCE has no flags at all.  A
+ * directory of an ext4/f2fs SOURCE may have the kernel's own casefold
+ * flag, the same bit: *native keeps it, to be written back unchanged. */
+static int source_flags(int fd, unsigned *flags, unsigned *native)
 {
 	int f = 0;
 
 	*flags = 0;
+	*native = 0;
 	if (ioctl(fd, FS_IOC_GETFLAGS, &f) < 0) {
 		if (errno == ENOTTY || errno == EOPNOTSUPP || errno == EINVAL ||
 		    errno == ENOSYS)
@@ -51,6 +54,7 @@ static int source_flags(int fd, unsigned *flags)
 		return -errno;
 	}
 	*flags = (unsigned)f & ~FOLDFS_CASEFOLD_FL;
+	*native = (unsigned)f & FOLDFS_CASEFOLD_FL;
 	return 0;
 }
 
@@ -65,46 +69,71 @@ static void reply_flags(fuse_req_t req, unsigned flags, size_t out_bufsz)
 	}
 }
 
+static int source_set(int fd, unsigned flags)
+{
+	int f = (int)flags;
+
+	return ioctl(fd, FS_IOC_SETFLAGS, &f) < 0 ? -errno : 0;
+}
+
+/* SOURCE refuses any xattr change on an immutable or append-only inode. */
+#define LOCK_FL (FS_IMMUTABLE_FL | FS_APPEND_FL)
+
 /*
  * FS_IOC_SETFLAGS: SOURCE's flags (want without ours) and the casefold
  * flag.  As ext4 does, a casefold change that is refused (ENOTDIR,
  * ENOTEMPTY, ...) is refused before anything else changes, and the
  * directory stays locked from the emptiness check to the change.
+ *
+ * The two changes are made one after the other, so that `chattr +iF`
+ * and `chattr -F +a` work as on ext4: SOURCE's other flags first, the
+ * attribute next, immutable/append-only last (an append-only directory
+ * loses the flag while its attribute changes).  A step that fails undoes
+ * the ones before it: the directory is left as it was, not half changed.
  */
-static int set_flags(struct node *n, int fd, unsigned want, unsigned cur)
+static int set_flags(struct node *n, int fd, unsigned want, unsigned cur,
+		     unsigned native)
 {
-	int on = !!(want & FOLDFS_CASEFOLD_FL), r = 0;
-	int change = on != dir_folds(n);
+	int on = !!(want & FOLDFS_CASEFOLD_FL), r;
+	unsigned src = (want & ~FOLDFS_CASEFOLD_FL) | native,
+		 mid = src & ~LOCK_FL;
 
-	if (change) {
-		if (n->type != S_IFDIR)
-			return -ENOTDIR;
-		if (F.nofold)
-			return -EOPNOTSUPP;
-		if (F.casefold_all)
-			return -EPERM; /* the mount folds everything: -F */
-		pthread_rwlock_wrlock(&n->dir->ns);
-		r = dir_nonempty(n);
-		if (r > 0)
-			r = -ENOTEMPTY;
-	}
-	if (r == 0 && (want & ~FOLDFS_CASEFOLD_FL) != cur) {
-		int f = (int)(want & ~FOLDFS_CASEFOLD_FL);
-		if (ioctl(fd, FS_IOC_SETFLAGS, &f) < 0)
-			r = -errno;
-	}
-	if (change) {
-		if (r == 0)
-			r = foldfs_dir_casefold_set(n->fd, on);
-		if (r == 0) {
-			dir_set_fold(n, on);
-			dir_index_drop(n);
-			/* Negative dentries cached under the old rule (e.g.
-			 * "foo" before +F) would lie about "FOO" now. */
-			coh_bump();
+	cur |= native;
+
+	if (on == dir_folds(n))
+		return src != cur ? source_set(fd, src) : 0;
+	if (n->type != S_IFDIR)
+		return -ENOTDIR;
+	if (F.nofold)
+		return -EOPNOTSUPP;
+	if (F.casefold_all)
+		return -EPERM; /* the mount folds everything: -F */
+	if (cur & src & FS_IMMUTABLE_FL)
+		return -EPERM; /* ext4: an inode staying immutable takes no change */
+	pthread_rwlock_wrlock(&n->dir->ns);
+	r = dir_nonempty(n);
+	if (r > 0)
+		r = -ENOTEMPTY;
+	if (r == 0 && mid != cur)
+		r = source_set(fd, mid);
+	if (r == 0) {
+		r = foldfs_dir_casefold_set(n->fd, on);
+		if (r == 0 && src != mid) {
+			r = source_set(fd, src);
+			if (r)
+				foldfs_dir_casefold_set(n->fd, !on);
 		}
-		pthread_rwlock_unlock(&n->dir->ns);
+		if (r && mid != cur)
+			source_set(fd, cur);
 	}
+	if (r == 0) {
+		dir_set_fold(n, on);
+		dir_index_drop(n);
+		/* Negative dentries cached under the old rule (e.g.
+		 * "foo" before +F) would lie about "FOO" now. */
+		coh_bump();
+	}
+	pthread_rwlock_unlock(&n->dir->ns);
 	return r;
 }
 
@@ -145,13 +174,22 @@ void fold_refresh(struct node *d)
 	     (void *)d, on ? "folding" : "plain");
 }
 
+/* A change of flags changes SOURCE's ctime, but the kernel keeps the
+ * attributes it cached before the ioctl: drop them (offset -1: the
+ * attributes only), so that stat after chattr is as fresh as on ext4. */
+static void reply_changed(fuse_req_t req, fuse_ino_t ino)
+{
+	fuse_lowlevel_notify_inval_inode(F.se, ino, -1, 0);
+	fuse_reply_ioctl(req, 0, NULL, 0);
+}
+
 void op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned cmd, void *arg,
 	      struct fuse_file_info *fi, unsigned flags, const void *in_buf,
 	      size_t in_bufsz, size_t out_bufsz)
 {
 	struct node *n = node_of(ino);
 	int fd = real_fd(n, fi), r;
-	unsigned cur;
+	unsigned cur, native;
 
 	(void)arg;
 	if ((unsigned)cmd == FOLDFS_IOC_RESPELL) {
@@ -169,7 +207,7 @@ void op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned cmd, void *arg,
 			fuse_reply_err(req, EINVAL);
 			return;
 		}
-		r = source_flags(fd, &cur);
+		r = source_flags(fd, &cur, &native);
 		if (r) {
 			fuse_reply_err(req, -r);
 			return;
@@ -195,13 +233,13 @@ void op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned cmd, void *arg,
 			memcpy(&i, in_buf, sizeof i);
 			want = (unsigned)i;
 		}
-		r = source_flags(fd, &cur);
+		r = source_flags(fd, &cur, &native);
 		if (r == 0)
-			r = set_flags(n, fd, want, cur);
+			r = set_flags(n, fd, want, cur, native);
 		if (r)
 			fuse_reply_err(req, -r);
 		else
-			fuse_reply_ioctl(req, 0, NULL, 0);
+			reply_changed(req, ino);
 		return;
 	}
 
@@ -231,7 +269,7 @@ void op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned cmd, void *arg,
 		if (ioctl(fd, FS_IOC_FSSETXATTR, &fx) < 0)
 			fuse_reply_err(req, errno);
 		else
-			fuse_reply_ioctl(req, 0, NULL, 0);
+			reply_changed(req, ino);
 		return;
 	}
 

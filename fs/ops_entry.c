@@ -414,7 +414,12 @@ static void make(fuse_req_t req, struct node *d, const char *name,
 				r = x;
 			}
 		} else {
+			struct stat st;
 			dir_set_fold(n, 1);
+			/* Setting the attribute moved its ctime on: the
+			 * kernel caches what we answer. */
+			if (fstat(n->fd, &st) == 0)
+				e.attr.st_ctim = st.st_ctim;
 		}
 	}
 out:

@@ -110,6 +110,18 @@ static int get_flags(const char *path, int *fl)
 	return r;
 }
 
+static int set_flags(const char *path, int fl)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	int r = ioctl(fd, FS_IOC_SETFLAGS, &fl);
+	int e = errno;
+	close(fd);
+	errno = e;
+	return r;
+}
+
 /* Set or clear FS_CASEFOLD_FL the way chattr does: read, modify, write
  * (with the flags in also set too). */
 static int set_casefold_with(const char *path, int on, int also)
@@ -504,6 +516,42 @@ static void sec_chattr(struct t_mount *m)
 	CHECK(get_flags(t_path(m->src, "nf/x"), &sfl) == 0 && !(sfl & FS_NOATIME_FL),
 	      "nf/x did not get A either (SOURCE flags %#x)", (unsigned)sfl);
 
+	/* Immutable or append-only with F in one call, as on ext4 (chattr
+	 * +iF, -F +a, +F on an append-only directory), although SOURCE
+	 * refuses the attribute change on such a directory; and never half
+	 * done. */
+	const char *im = t_path(m->mnt, "im"), *sim = t_path(m->src, "im");
+	int ifl = 0, ifc;
+	CHECK_OK(mkdir(im, 0755), "mkdir im");
+	if (get_flags(sim, &ifl) == 0 && set_flags(sim, ifl | FS_IMMUTABLE_FL) == 0 &&
+	    set_flags(sim, ifl) == 0) {
+		CHECK_OK(set_casefold_with(im, 1, FS_IMMUTABLE_FL), "+iF on empty im");
+		if (get_flags(sim, &sfl) != 0)
+			sfl = 0;
+		ifc = has_casefold(im);
+		CHECK((sfl & FS_IMMUTABLE_FL) && ifc == 1, "im has i (SOURCE flags %#x) and F (%d)",
+		      (unsigned)sfl, ifc);
+		CHECK_ERR(set_casefold(im, 0), EPERM, "-F on im, staying immutable");
+		CHECK(has_casefold(im) == 1, "im keeps F");
+		CHECK_OK(set_flags(im, ifl | FS_CASEFOLD_FL), "-i on im");
+		CHECK_OK(set_casefold_with(im, 0, FS_APPEND_FL), "-F +a on im");
+		if (get_flags(sim, &sfl) != 0)
+			sfl = 0;
+		ifc = has_casefold(im);
+		CHECK((sfl & FS_APPEND_FL) && ifc == 0, "im has a (SOURCE flags %#x) and no F (%d)",
+		      (unsigned)sfl, ifc);
+		CHECK_OK(set_casefold(im, 1), "+F on append-only im");
+		if (get_flags(sim, &sfl) != 0)
+			sfl = 0;
+		ifc = has_casefold(im);
+		CHECK((sfl & FS_APPEND_FL) && ifc == 1, "im keeps a (SOURCE flags %#x) and has F (%d)",
+		      (unsigned)sfl, ifc);
+		set_flags(sim, ifl); /* whatever happened above */
+	} else {
+		t_skip("SOURCE takes no immutable flag here (%s)", strerror(errno));
+	}
+	CHECK_OK(rmdir(im), "rmdir im");
+
 	const char *cf2 = t_path(m->mnt, "cf2");
 	CHECK_OK(mkdir(cf2, 0755), "mkdir cf2");
 	char out[2048];
@@ -518,6 +566,7 @@ static void sec_chattr(struct t_mount *m)
 	CHECK(rc != 0 && has_casefold(cf2) == 0, "chattr +F on non-empty cf2 fails (exit %d)", rc);
 
 	/* Inheritance through mkdir -p. */
+	struct stat vst, sst;
 	rc = run_tool(out, sizeof out, "mkdir", "-p", t_path(cf, "a/b/c"), NULL, NULL);
 	CHECK(rc == 0, "mkdir -p cf/a/b/c (exit %d) %s", rc, out);
 	CHECK(has_casefold(t_path(cf, "a")) == 1 && has_casefold(t_path(cf, "a/b")) == 1 &&
@@ -525,6 +574,19 @@ static void sec_chattr(struct t_mount *m)
 	      "a, a/b, a/b/c all inherited F");
 	CHECK(lsattr_F(t_path(cf, "a/b/c")) == 1, "lsattr -d cf/a/b/c shows F");
 	CHECK(src_casefold_xattr(t_path(m->src, "cf/a/b/c")), "SOURCE/cf/a/b/c has the attribute");
+	/* Marking the new directory changed its ctime; the kernel caches
+	 * the directory's attributes from the mkdir reply on. */
+	CHECK_OK(mkdir(t_path(cf, "Inh"), 0755), "mkdir cf/Inh");
+	memset(&vst, 0, sizeof vst);
+	memset(&sst, 0, sizeof sst);
+	stat(t_path(cf, "Inh"), &vst);
+	stat(t_path(m->src, "cf/Inh"), &sst);
+	CHECK(vst.st_ctim.tv_sec == sst.st_ctim.tv_sec &&
+		      vst.st_ctim.tv_nsec == sst.st_ctim.tv_nsec,
+	      "ctime of cf/Inh after mkdir: view %lld.%09ld, SOURCE %lld.%09ld",
+	      (long long)vst.st_ctim.tv_sec, vst.st_ctim.tv_nsec,
+	      (long long)sst.st_ctim.tv_sec, sst.st_ctim.tv_nsec);
+	CHECK_OK(rmdir(t_path(cf, "Inh")), "rmdir cf/Inh");
 	CHECK_OK(mkfile(t_path(cf, "A/B/C/Deep"), "deep"), "create via other-case path A/B/C/Deep");
 	CHECK(t_dir_has(t_path(cf, "a/b/c"), "Deep"), "stored as Deep inside a/b/c");
 	CHECK(t_file_is(t_path(m->mnt, "cf/a/B/c/dEEP"), "deep"), "cf/a/B/c/dEEP resolves");
@@ -551,6 +613,25 @@ static void sec_chattr(struct t_mount *m)
 			ioctl(fd, FS_IOC_SETFLAGS, &fl);
 		}
 		close(fd);
+	}
+	/* chattr changes SOURCE's ctime: stat shows it at once, as on ext4,
+	 * not once the attributes the kernel cached (in a plain directory,
+	 * for `timeout` seconds) have expired. */
+	const char *pl = t_path(m->mnt, "Plain");
+	int pfl = 0;
+	stat(pl, &vst);
+	if (CHECK(get_flags(pl, &pfl) == 0 && set_flags(pl, pfl | FS_NOATIME_FL) == 0,
+		  "chattr +A Plain: %s", strerror(errno))) {
+		memset(&vst, 0, sizeof vst);
+		memset(&sst, 0, sizeof sst);
+		stat(pl, &vst);
+		stat(t_path(m->src, "Plain"), &sst);
+		CHECK(vst.st_ctim.tv_sec == sst.st_ctim.tv_sec &&
+			      vst.st_ctim.tv_nsec == sst.st_ctim.tv_nsec,
+		      "ctime after chattr +A: view %lld.%09ld, SOURCE %lld.%09ld",
+		      (long long)vst.st_ctim.tv_sec, vst.st_ctim.tv_nsec,
+		      (long long)sst.st_ctim.tv_sec, sst.st_ctim.tv_nsec);
+		set_flags(pl, pfl);
 	}
 	fd = open(cf, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	struct fsxattr fsx;
