@@ -750,8 +750,13 @@ void dir_index_drop(struct node *d)
 
 	pthread_mutex_lock(&ds->ilock);
 	put = idx_drop_locked(d);
-	pthread_mutex_unlock(&ds->ilock);
+	/* No index, nothing to keep fresh: the watch goes with it (it
+	 * counts against max_watches while the kernel holds the node). */
+	watch_unwatch(d);
+	/* Under ilock, or an index built meanwhile would be off the LRU:
+	 * never evicted. */
 	idx_unlink_lru(d);
+	pthread_mutex_unlock(&ds->ilock);
 	if (put)
 		node_put(d);
 }

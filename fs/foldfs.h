@@ -61,6 +61,7 @@ struct foldfs {
 	unsigned max_read;	/* -o max_read=N, told to libfuse in init() */
 	int lockkeep;		/* -o lockcache=keep: a lock drops no cache */
 	size_t index_mem;	/* -o index_mem=MiB, in bytes */
+	long max_watches;	/* -o max_watches=N; -1: from the user's limit */
 
 	struct foldfs_record rec; /* the record in force */
 	struct fold_ctx ctx;	/* comparison context from the record */

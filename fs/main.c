@@ -97,6 +97,9 @@ static const char help_text[] =
 "  -o watch=MODE      how changes made directly in SOURCE are noticed:\n"
 "                     inotify, poll (compare directory mtime/ctime before use)\n"
 "                     or auto (inotify, falling back to poll; default)\n"
+"  -o max_watches=N   inotify watches the daemon may use, one per indexed\n"
+"                     directory (default: a quarter of the user's inotify\n"
+"                     watch limit); further directories are polled\n"
 "  -o index_mem=MiB   memory budget of the per-directory fold indexes\n"
 "                     (default 64); least recently used ones are dropped\n"
 "\n"
@@ -285,6 +288,15 @@ static void one_option(struct opts *o, const char *raw)
 			die("index_mem=%s: expected a size in MiB >= 1",
 			    val + 1);
 		F.index_mem = (size_t)m << 20;
+	} else if (starts(opt, "max_watches=")) {
+		char *end;
+		errno = 0;
+		unsigned long long m = strtoull(val + 1, &end, 10);
+		if (errno || end == val + 1 || *end || val[1] == '-' ||
+		    m > LONG_MAX)
+			die("max_watches=%s: expected a number of watches >= 0",
+			    val + 1);
+		F.max_watches = (long)m;
 	} else if (!strcmp(opt, "defaults") || !strcmp(opt, "noauto") ||
 		   !strcmp(opt, "auto") || !strcmp(opt, "nofail") ||
 		   !strcmp(opt, "_netdev") || !strcmp(opt, "user") ||
@@ -889,6 +901,7 @@ int main(int argc, char **argv)
 	F.watch = WATCH_AUTO;
 	F.timeout = 1.0;
 	F.index_mem = (size_t)64 << 20;
+	F.max_watches = -1;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];

@@ -40,8 +40,11 @@ static int index_winner(struct node *d, const char *name, char *out)
 		return r;
 	}
 	r = idx_winner(ds->idx, name, out);
-	pthread_mutex_unlock(&ds->ilock);
+	/* Under ilock: an eviction in between would put d back on the LRU
+	 * without the index, and so without the hold that keeps it alive
+	 * there (idx_sweep_gone). */
 	idx_touch(d);
+	pthread_mutex_unlock(&ds->ilock);
 	return r;
 }
 

@@ -14,8 +14,9 @@
  *           the next lookup after the changing system call has returned.
  *           Queue overflow drops every index.
  *  poll     (watch=poll, or when inotify is unavailable or out of
- *           watches, or auto on network/FUSE file systems, where inotify
- *           sees only this machine's changes): before an index is
+ *           watches -- ours, -o max_watches, or the user's -- or auto
+ *           on network/FUSE file systems, where inotify sees only this
+ *           machine's changes): before an index is
  *           trusted, the directory's mtime and ctime (ns) are compared
  *           with the stamps taken when it was built; a difference means
  *           a rescan.  Our own changes refresh the stamps only if nothing
@@ -57,6 +58,30 @@ static int thr_started;
 static pthread_mutex_t imutex = PTHREAD_MUTEX_INITIALIZER;
 static atomic_int warned_full;
 
+/*
+ * inotify watches count against a limit per user (per user namespace),
+ * shared with every other program of that user: for a root daemon,
+ * systemd, udev and the like, which fail once it is used up -- and a
+ * mount over a big tree has an index, so a watch, in every directory
+ * looked into.  So we take at most max_watches of them (-o max_watches,
+ * by default a quarter of the limit); further directories are polled.
+ */
+static atomic_long n_watches;
+static long max_watches = LONG_MAX;
+
+static long read_limit(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	long v = -1;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
 int watch_init(void)
 {
 	if (F.watch == WATCH_POLL || F.nofold)
@@ -68,6 +93,18 @@ int watch_init(void)
 		/* auto: fall back to stamps */
 		return 0;
 	}
+	if (F.max_watches >= 0) {
+		max_watches = F.max_watches;
+	} else {
+		/* The first is this user namespace's limit, the second the
+		 * initial namespace's (the same file there). */
+		long a = read_limit("/proc/sys/user/max_inotify_watches");
+		long b = read_limit("/proc/sys/fs/inotify/max_user_watches");
+		long lim = a > 0 && (b <= 0 || a < b) ? a : b;
+		if (lim > 0)
+			max_watches = lim / 4;
+	}
+	dlog("watch: at most %ld inotify watches", max_watches);
 	return 0;
 }
 
@@ -125,11 +162,22 @@ void watch_dir(struct node *d)
 		ds->poll = 1;
 		return;
 	}
+	if (atomic_fetch_add(&n_watches, 1) >= max_watches) {
+		atomic_fetch_sub(&n_watches, 1);
+		if (!atomic_exchange(&warned_full, 1))
+			fprintf(stderr,
+				"foldfs: %ld inotify watches in use "
+				"(max_watches); using mtime/ctime checks for "
+				"further directories\n", max_watches);
+		ds->poll = 1;
+		return;
+	}
 	node_procname(d, proc);
 	wd = inotify_add_watch(ifd, proc, WATCH_MASK);
 	if (wd < 0) {
 		/* Out of watches (ENOSPC) or memory: this directory falls
 		 * back to stamps; say so once. */
+		atomic_fetch_sub(&n_watches, 1);
 		if (!atomic_exchange(&warned_full, 1))
 			fprintf(stderr,
 				"foldfs: inotify_add_watch: %s; using "
@@ -151,6 +199,7 @@ void watch_unwatch(struct node *d)
 		if (ifd >= 0)
 			inotify_rm_watch(ifd, ds->wd);
 		ds->wd = -1;
+		atomic_fetch_sub(&n_watches, 1);
 	}
 	node_set_wd(d, -1);
 }
@@ -181,15 +230,17 @@ static int apply(const struct inotify_event *ev, struct pending *out)
 		int put = 0;
 		pthread_mutex_lock(&ds->ilock);
 		if (ds->wd == ev->wd) {
+			/* the kernel removed the watch */
 			ds->wd = -1;
+			atomic_fetch_sub(&n_watches, 1);
 			node_set_wd(n, -1);
 			put = idx_drop_locked(n);
+			if (put)
+				idx_unlink_lru(n);
 		}
 		pthread_mutex_unlock(&ds->ilock);
-		if (put) {
-			idx_unlink_lru(n);
+		if (put)
 			node_put(n);
-		}
 		node_put(n);
 		return 0;
 	}

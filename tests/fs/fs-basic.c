@@ -1477,6 +1477,8 @@ static void sec_options(void)
 		{"casefold,timeout=soon", "timeout=soon"},
 		{"casefold,index_mem=0", "index_mem=0"},
 		{"casefold,index_mem=64k", "index_mem=64k"},
+		{"casefold,max_watches=-1", "max_watches=-1"},
+		{"casefold,max_watches=many", "max_watches=many"},
 		{"casefold,max_read=lots", "max_read=lots"},
 		/* mount -o remount runs the helper again: say what to do */
 		{"casefold,remount", "unmount it and mount it again"},

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
@@ -56,7 +57,11 @@ static const char help[] =
 	"    inotify queue overflow (the daemon stopped while SOURCE gets more\n"
 	"    names than fs.inotify.max_queued_events, which is only read): every\n"
 	"    index must be rebuilt.  Lookups must also answer promptly while a\n"
-	"    process keeps changing an indexed directory of a tmpfs SOURCE.\n"
+	"    process keeps changing an indexed directory of a tmpfs SOURCE.  The\n"
+	"    daemon's inotify watches stay within a quarter of the user's limit\n"
+	"    (tried in a user namespace with a low one) or -o max_watches, the\n"
+	"    directories beyond are polled and stay exact, and indexes evicted\n"
+	"    while names change in the view and in SOURCE lose no name.\n"
 	"\n"
 	"EXIT STATUS\n"
 	"    0 if every check passed, 1 otherwise; last line \"N passed, N failed\".\n";
@@ -950,6 +955,330 @@ static void run_removed_indexed(void)
 	}
 }
 
+/* inotify watches the daemon holds: the entries of its inotify
+ * descriptor's fdinfo (-1 if it has none). */
+static int daemon_watches(pid_t pid)
+{
+	char dir[64], path[320], target[64], line[512];
+	int n = -1;
+	snprintf(dir, sizeof dir, "/proc/%d/fd", (int)pid);
+	DIR *d = opendir(dir);
+	if (!d)
+		return -1;
+	for (struct dirent *e; n < 0 && (e = readdir(d));) {
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		ssize_t k = readlink(path, target, sizeof target - 1);
+		if (k <= 0)
+			continue;
+		target[k] = '\0';
+		if (strcmp(target, "anon_inode:inotify"))
+			continue;
+		snprintf(path, sizeof path, "/proc/%d/fdinfo/%s", (int)pid, e->d_name);
+		FILE *f = fopen(path, "re");
+		if (!f)
+			continue;
+		n = 0;
+		while (fgets(line, sizeof line, f))
+			n += !strncmp(line, "inotify wd:", 11);
+		fclose(f);
+	}
+	closedir(d);
+	return n;
+}
+
+/* ndirs directories d0.. in src, each with a file "alt". */
+static void make_dirs(const char *src, int ndirs)
+{
+	char rel[64];
+	int bad = 0;
+	for (int i = 0; i < ndirs; i++) {
+		snprintf(rel, sizeof rel, "d%d", i);
+		bad += mkdir(t_path(src, rel), 0755) != 0;
+		snprintf(rel, sizeof rel, "d%d/alt", i);
+		bad += t_write_file(t_path(src, rel), "a") != 0;
+	}
+	CHECK(bad == 0, "SOURCE: %d directories with a file alt (%d failed)", ndirs, bad);
+}
+
+/* Every directory indexed (a miss), then changed in SOURCE: the view must
+ * see it at once, watched or not, and create no equivalent duplicate. */
+static void watch_cap_round(const char *src, int ndirs, int cap, const char *opt)
+{
+	struct t_mount m = {0};
+	struct stat st;
+	char rel[64], opts[64];
+	const char *how = *opt ? opt : "default";
+	int missed = 0, stale = 0, dup = 0, bad = 0;
+	snprintf(opts, sizeof opts, "casefold,watch=inotify%s%s", *opt ? "," : "", opt);
+	if (t_mount(&m, src, opts))
+		return;
+	for (int i = 0; i < ndirs; i++) {
+		snprintf(rel, sizeof rel, "D%d/NOPE", i);
+		bad += !(stat(t_path(m.mnt, rel), &st) && errno == ENOENT);
+	}
+	CHECK(bad == 0, "[%s] a miss in each of %d directories builds its index (%d failed)",
+	      how, ndirs, bad);
+	int w = m.pid > 0 ? daemon_watches(m.pid) : -1;
+	CHECK(w >= 0 && w <= cap, "[%s] the daemon holds %d inotify watches (at most %d)", how,
+	      w, cap);
+	CHECK(t_log_count(&m, "(max_watches)") > 0,
+	      "[%s] it said that further directories are polled", how);
+	/* the user's other programs still get watches */
+	int ifd = inotify_init1(IN_CLOEXEC);
+	int wd = ifd >= 0 ? inotify_add_watch(ifd, src, IN_CREATE) : -1;
+	CHECK(wd >= 0, "[%s] another program can still add an inotify watch (%s)", how,
+	      wd >= 0 ? "ok" : strerror(errno));
+	if (ifd >= 0)
+		close(ifd);
+	bad = 0;
+	for (int i = 0; i < ndirs; i++) {
+		snprintf(rel, sizeof rel, "d%d/neu", i);
+		bad += t_write_file(t_path(src, rel), "n") != 0;
+		snprintf(rel, sizeof rel, "d%d/alt", i);
+		bad += unlink(t_path(src, rel)) != 0;
+	}
+	CHECK(bad == 0, "[%s] SOURCE: neu made and alt removed in every directory", how);
+	for (int i = 0; i < ndirs; i++) {
+		snprintf(rel, sizeof rel, "D%d/NEU", i);
+		missed += stat(t_path(m.mnt, rel), &st) != 0;
+		snprintf(rel, sizeof rel, "d%d/ALT", i);
+		stale += !(stat(t_path(m.mnt, rel), &st) && errno == ENOENT);
+		snprintf(rel, sizeof rel, "d%d/Neu", i);
+		int fd = open(t_path(m.mnt, rel), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		if (fd >= 0)
+			close(fd);
+		snprintf(rel, sizeof rel, "d%d/Neu", i);
+		dup += fd < 0 || lstat(t_path(src, rel), &st) == 0;
+	}
+	CHECK(missed == 0 && stale == 0 && dup == 0,
+	      "[%s] -> seen at the first look through the view: NEU missing in %d, ALT "
+	      "still found in %d, creating Neu made a second name in %d", how, missed, stale,
+	      dup);
+	t_umount(&m);
+	for (int i = 0; i < ndirs; i++) {
+		snprintf(rel, sizeof rel, "d%d/neu", i);
+		unlink(t_path(src, rel));
+		snprintf(rel, sizeof rel, "d%d/Neu", i);
+		unlink(t_path(src, rel));
+		snprintf(rel, sizeof rel, "d%d/alt", i);
+		t_write_file(t_path(src, rel), "a");
+	}
+}
+
+/* The inotify watch limit is per user and shared with the user's other
+ * programs (for root: systemd, udev, ...), and a mount over a big tree
+ * wants one per indexed directory: the daemon takes at most a quarter of
+ * the limit by default (-o max_watches sets another number), and polls the
+ * directories beyond.  The default is tried in a user namespace of our
+ * own whose limit (user.max_inotify_watches) is low; the machine's
+ * fs.inotify.max_user_watches is never touched.  Also: a directory that
+ * loses its index (chattr -F) loses its watch with it. */
+static void run_watch_cap(void)
+{
+	t_section("inotify watches: at most a quarter of the user's limit, or max_watches");
+	const char *src = t_newdir("src-wcap");
+	make_dirs(src, 240);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) {
+			t_skip("no user namespace for the default limit (%s)", strerror(errno));
+			_exit(0);
+		}
+		if (t_write_file("/proc/self/setgroups", "deny") ||
+		    t_write_file("/proc/self/uid_map", "0 0 1") ||
+		    t_write_file("/proc/self/gid_map", "0 0 1") ||
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
+			t_skip("user namespace set-up failed (%s)", strerror(errno));
+			_exit(0);
+		}
+		int r = t_write_file("/proc/sys/user/max_inotify_watches", "200");
+		if (CHECK(r == 0, "user namespace with user.max_inotify_watches=200 (%s)",
+			  r ? strerror(errno) : "ok"))
+			watch_cap_round(src, 240, 50, "");
+		_exit(0);
+	}
+	if (pid > 0) {
+		t_track_child(pid);
+		waitpid(pid, NULL, 0);
+	}
+	watch_cap_round(src, 40, 10, "max_watches=10");
+
+
+	struct t_mount m = {0};
+	struct stat st;
+	int fl = 0;
+	if (t_mount(&m, t_newdir("src-wcap-attr"), "watch=inotify"))
+		return;
+	CHECK_OK(mkdir(t_path(m.mnt, "f"), 0755), "view: mkdir f");
+	int fd = open(t_path(m.mnt, "f"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int r = fd >= 0 ? ioctl(fd, FS_IOC_GETFLAGS, &fl) : -1;
+	fl |= 0x40000000; /* FS_CASEFOLD_FL */
+	CHECK_OK(r == 0 ? ioctl(fd, FS_IOC_SETFLAGS, &fl) : -1, "chattr +F f");
+	int w0 = daemon_watches(m.pid);
+	CHECK_ERR(stat(t_path(m.mnt, "f/NOPE"), &st), ENOENT, "a miss in f builds its index");
+	int w1 = daemon_watches(m.pid);
+	fl &= ~0x40000000;
+	CHECK_OK(fd >= 0 ? ioctl(fd, FS_IOC_SETFLAGS, &fl) : -1, "chattr -F f: its index goes");
+	int w2 = daemon_watches(m.pid);
+	CHECK(w1 == w0 + 1 && w2 == w0, "-> and its watch too (watches: %d, indexed %d, after %d)",
+	      w0, w1, w2);
+	if (fd >= 0)
+		close(fd);
+	t_umount(&m);
+}
+
+/* ---- indexes evicted under changes ------------------------------------- */
+
+/* Names fo<b>, in four spellings, in directories e<d>: what SOURCE holds
+ * is the truth, and the view must answer every spelling from it -- the
+ * exact name if stored, else the bytewise smallest equivalent. */
+#define EV_DIRS 120
+#define EV_BASES 6
+static const char *const ev_spell[4] = {"FO%d", "Fo%d", "fO%d", "fo%d"}; /* bytewise order */
+static int ev_bad[4]; /* duplicated, lost, wrong, stale */
+
+static void ev_name(char *out, size_t cap, int b, int v)
+{
+	snprintf(out, cap, ev_spell[v], b);
+}
+
+/* Which spellings of fo<b> SOURCE holds in e<d>: a bit per spelling. */
+static unsigned ev_stored(const char *src, int d, int b)
+{
+	char rel[64], nm[16];
+	struct stat st;
+	unsigned got = 0;
+	for (int v = 0; v < 4; v++) {
+		ev_name(nm, sizeof nm, b, v);
+		snprintf(rel, sizeof rel, "e%d/%s", d, nm);
+		if (lstat(t_path(src, rel), &st) == 0)
+			got |= 1u << v;
+	}
+	return got;
+}
+
+static void ev_check(const char *src, const char *mnt, int d, const char *after)
+{
+	static const char *const what[4] = {"duplicated", "lost", "wrong", "stale"};
+	char rel[64], nm[16];
+	struct stat vs, ss;
+	for (int b = 0; b < EV_BASES; b++) {
+		unsigned got = ev_stored(src, d, b);
+		int kind = -1;
+		if (got & (got - 1))
+			kind = 0; /* only the view could have made the second */
+		for (int v = 0; v < 4 && kind < 0; v++) {
+			ev_name(nm, sizeof nm, b, v);
+			snprintf(rel, sizeof rel, "e%d/%s", d, nm);
+			int r = lstat(t_path(mnt, rel), &vs);
+			int want = got & (1u << v) ? v : got ? __builtin_ctz(got) : -1;
+			if (want < 0) {
+				if (r == 0 || errno != ENOENT)
+					kind = 3;
+				continue;
+			}
+			ev_name(nm, sizeof nm, b, want);
+			snprintf(rel, sizeof rel, "e%d/%s", d, nm);
+			if (r != 0)
+				kind = 1;
+			else if (lstat(t_path(src, rel), &ss) != 0 || ss.st_ino != vs.st_ino)
+				kind = 2;
+		}
+		if (kind >= 0 && ev_bad[kind]++ < 3)
+			t_note("e%d, fo%d: %s after %s", d, b, what[kind], after);
+	}
+}
+
+/* Changes through the view (create, unlink, rename by any spelling) and
+ * directly in SOURCE (never making a second equivalent) across many
+ * folding directories, while lookups elsewhere keep building indexes: at
+ * most 64 are kept (half the descriptor limit of 128), and of those only
+ * 20 are watched (max_watches), so directories are evicted, rebuilt,
+ * watched and polled all along.  After every change the directories it
+ * touched must answer every spelling from what SOURCE holds. */
+static void run_evict_changes(void)
+{
+	t_section("indexes evicted while names change in the view and in SOURCE");
+	const char *src = t_newdir("src-evict");
+	struct t_mount m = {.nofile = 128};
+	char rel[64], rel2[64], nm[16], nm2[16], after[96];
+	struct stat st;
+	unsigned rng = 12345;
+	int bad = 0;
+	for (int d = 0; d < EV_DIRS; d++) {
+		snprintf(rel, sizeof rel, "e%d", d);
+		bad += mkdir(t_path(src, rel), 0755) != 0;
+	}
+	CHECK(bad == 0, "SOURCE: %d directories", EV_DIRS);
+	memset(ev_bad, 0, sizeof ev_bad);
+	if (t_mount(&m, src, "casefold,max_watches=20,debug"))
+		return;
+	for (int step = 0; step < 800; step++) {
+#define EV_RAND(n) ((int)((rng = rng * 1103515245u + 12345u) >> 16) % (n))
+		int d = EV_RAND(EV_DIRS), b = EV_RAND(EV_BASES), v = EV_RAND(4);
+		int d2 = EV_RAND(EV_DIRS), b2 = EV_RAND(EV_BASES), v2 = EV_RAND(4);
+		int op = EV_RAND(6), fd;
+		unsigned got;
+		ev_name(nm, sizeof nm, b, v);
+		ev_name(nm2, sizeof nm2, b2, v2);
+		snprintf(rel, sizeof rel, "e%d/%s", d, nm);
+		snprintf(rel2, sizeof rel2, "e%d/%s", d2, nm2);
+		switch (op) {
+		case 0:
+			fd = open(t_path(m.mnt, rel), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+			if (fd >= 0)
+				close(fd);
+			break;
+		case 1:
+			unlink(t_path(m.mnt, rel));
+			break;
+		case 2:
+			rename(t_path(m.mnt, rel), t_path(m.mnt, rel2));
+			break;
+		case 3:
+			if (!ev_stored(src, d, b))
+				t_write_file(t_path(src, rel), "s");
+			break;
+		case 4:
+			if ((got = ev_stored(src, d, b))) {
+				ev_name(nm, sizeof nm, b, __builtin_ctz(got));
+				snprintf(rel, sizeof rel, "e%d/%s", d, nm);
+				unlink(t_path(src, rel));
+			}
+			break;
+		case 5:
+			if ((got = ev_stored(src, d, b)) &&
+			    ((d == d2 && b == b2) || !ev_stored(src, d2, b2))) {
+				ev_name(nm, sizeof nm, b, __builtin_ctz(got));
+				snprintf(rel, sizeof rel, "e%d/%s", d, nm);
+				rename(t_path(src, rel), t_path(src, rel2));
+			}
+			break;
+		}
+		snprintf(after, sizeof after, "%s %s -> %s", op < 3 ? "view" : "SOURCE",
+			 op == 0 || op == 3 ? "create" : op == 1 || op == 4 ? "unlink" : "rename",
+			 op == 2 || op == 5 ? rel2 : rel);
+		ev_check(src, m.mnt, d, after);
+		if (d2 != d && (op == 2 || op == 5))
+			ev_check(src, m.mnt, d2, after);
+		/* misses elsewhere: indexes built, others evicted */
+		for (int k = 0; k < 3; k++) {
+			snprintf(rel, sizeof rel, "E%d/NOPE", EV_RAND(EV_DIRS));
+			stat(t_path(m.mnt, rel), &st);
+		}
+#undef EV_RAND
+	}
+	for (int d = 0; d < EV_DIRS; d++)
+		ev_check(src, m.mnt, d, "the end");
+	long ev = t_log_count(&m, "evicted (budget");
+	CHECK(ev > 100, "800 changes, indexes evicted %ld times", ev);
+	CHECK(!ev_bad[0] && !ev_bad[1] && !ev_bad[2] && !ev_bad[3],
+	      "-> every spelling answered from SOURCE: %d duplicated, %d lost, %d wrong, "
+	      "%d stale", ev_bad[0], ev_bad[1], ev_bad[2], ev_bad[3]);
+	t_umount(&m);
+}
+
 int main(int argc, char **argv)
 {
 	t_init(argc, argv, help, extra_opt);
@@ -960,6 +1289,8 @@ int main(int argc, char **argv)
 	run_attr();
 	run_create_over_negative();
 	run_removed_indexed();
+	run_watch_cap();
+	run_evict_changes();
 	run_poll_race();
 	run_settle_race();
 	run_cleanup_after_expiry();
