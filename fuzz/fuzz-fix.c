@@ -13,8 +13,8 @@
  *    bytewise smallest name kept its name and only the others were
  *    renamed, each to its old name cut and " (N)" appended; no rename
  *    failed and the summary counts agree;
- *  - the reports hold no raw control character (but C1 controls in JSON,
- *    where they are valid), and every JSON line is an object;
+ *  - the reports hold no raw control character (C0, DEL or C1, in JSON
+ *    too), and every JSON line is an object;
  *  - --undo with that log restores exactly the names and entries there
  *    were (exit 0; the entries made between two runs keep theirs), and a
  *    second --undo changes nothing (exit 0).
@@ -224,9 +224,8 @@ static void run_captured(struct check *c, int (*f)(struct check *, void *),
 		size_t l = u8_decode((const unsigned char *)out + i, len - i,
 				     &cp);
 
-		/* (JSON may carry C1 controls raw, as valid JSON) */
 		if (!l || (cp < 0x20 && cp != '\n') || cp == 0x7f ||
-		    (!c->json && cp >= 0x80 && cp <= 0x9f)) {
+		    (cp >= 0x80 && cp <= 0x9f)) {
 			fprintf(stderr, "fuzz-fix: report byte %zu of:\n", i);
 			fwrite(out, 1, len, stderr);
 			fail("a report holds a byte that reaches the terminal "

@@ -110,11 +110,14 @@ static int log_write(struct check *c, const char *buf, size_t n)
 		if (w <= 0) {
 			int e = w < 0 ? errno : EIO;
 
-			if (ftruncate(c->log_fd, st.st_size) < 0)
+			if (ftruncate(c->log_fd, st.st_size) < 0) {
+				int te = errno;
+
 				fprintf(stderr,
 					"foldfs-check: %s: could not remove "
 					"a partly written line: %s\n",
-					c->log_name, strerror(errno));
+					rep_q(c->log_name), strerror(te));
+			}
 			return -e;
 		}
 		done += (size_t)w;
@@ -138,7 +141,7 @@ static int log_check_existing(struct check *c, off_t size)
 			"foldfs-check: %s: exists and is not a foldfs-check "
 			"rename log; not appending to it (choose another "
 			"--log)\n",
-			c->log_name);
+			rep_q(c->log_name));
 		return -EEXIST;
 	}
 	while (end > 0) {
@@ -163,7 +166,7 @@ static int log_check_existing(struct check *c, off_t size)
 	fprintf(stderr,
 		"foldfs-check: %s: removed an incomplete last line (its "
 		"rename was never attempted)\n",
-		c->log_name);
+		rep_q(c->log_name));
 	return 0;
 }
 
@@ -251,17 +254,17 @@ int fix_open_log(struct check *c)
 		fprintf(stderr,
 			"foldfs-check: %s: the rename log must be a regular "
 			"file, not a symbolic link\n",
-			c->log_name);
+			rep_q(c->log_name));
 	} else if (c->log_fd < 0 || fstat(c->log_fd, &st) < 0) {
 		r = -errno;
 		fprintf(stderr, "foldfs-check: %s: cannot open rename log: %s\n",
-			c->log_name, strerror(-r));
+			rep_q(c->log_name), strerror(-r));
 	} else if (!S_ISREG(st.st_mode)) {
 		r = -EINVAL;
 		fprintf(stderr,
 			"foldfs-check: %s: the rename log must be a regular "
 			"file\n",
-			c->log_name);
+			rep_q(c->log_name));
 	} else {
 		r = st.st_size ? log_check_existing(c, st.st_size)
 			       : log_write_header(c);
@@ -271,7 +274,7 @@ int fix_open_log(struct check *c)
 			fprintf(stderr,
 				"foldfs-check: %s: cannot write rename log: "
 				"%s\n",
-				c->log_name, strerror(-r));
+				rep_q(c->log_name), strerror(-r));
 	}
 	if (r < 0) {
 		if (c->log_fd >= 0)
@@ -283,17 +286,35 @@ int fix_open_log(struct check *c)
 	c->log_dev = st.st_dev;
 	c->log_ino = st.st_ino;
 	if (!c->json && !c->quiet)
-		printf("foldfs-check: logging renames to %s\n", c->log_name);
+		printf("foldfs-check: logging renames to %s\n",
+		       rep_q(c->log_name));
 	return 0;
 }
 
 void fix_close_log(struct check *c)
 {
-	if (c->log_fd >= 0) {
-		fsync(c->log_fd);
-		close(c->log_fd);
-		c->log_fd = -1;
+	struct stat st;
+
+	if (c->log_fd < 0)
+		return;
+	fsync(c->log_fd);
+	/* The log is never renamed, but a directory above it in the tree
+	 * may have been: say where it is now, or --undo would not find it. */
+	if (stat(c->log_name, &st) < 0 || st.st_dev != c->log_dev ||
+	    st.st_ino != c->log_ino) {
+		char fdp[32], now[PATH_MAX];
+		ssize_t n;
+
+		snprintf(fdp, sizeof fdp, "/proc/self/fd/%d", c->log_fd);
+		n = readlink(fdp, now, sizeof now - 1);
+		now[n > 0 ? n : 0] = '\0';
+		fprintf(stderr,
+			"foldfs-check: %s: the rename log moved with a "
+			"directory renamed above it; it is now %s\n",
+			rep_q(c->log_name), n > 0 ? rep_q(now) : "elsewhere");
 	}
+	close(c->log_fd);
+	c->log_fd = -1;
 }
 
 /* Append one log line and make it durable before the rename happens.  A
@@ -336,7 +357,7 @@ static int log_line(struct check *c, const char *verb, const char *path,
 		fprintf(stderr,
 			"foldfs-check: %s: cannot write rename log: %s; no "
 			"more renames\n",
-			c->log_name, strerror(-r));
+			rep_q(c->log_name), strerror(-r));
 		c->log_err = -r;
 	}
 	free(line);
@@ -384,7 +405,7 @@ static void report_rename(struct check *c, const char *path, size_t pathlen,
 }
 
 int fix_rename(struct check *c, int dirfd, const char *path, size_t pathlen,
-	       size_t i)
+	       size_t i, struct fix_next next[2])
 {
 	struct dirbuf *db = &c->db;
 	char old[NAME_MAX + 1], new[NAME_MAX + 1];
@@ -398,7 +419,20 @@ int fix_rename(struct check *c, int dirfd, const char *path, size_t pathlen,
 		return -ENAMETOOLONG;
 	memcpy(old, db->pool + db->ents[i].off, oldlen);
 	old[oldlen] = '\0';
-	for (num = 2; num < 1000000; num++) {
+	/* Counting from 2 for every loser made a group of n names cost n^2/2
+	 * lookups.  Start after the number the group's previous loser of
+	 * the same kind got when this one's spelling of that number is
+	 * equivalent to the name it got: the " (N)" between them then makes
+	 * stems and extensions equivalent, so the numbers below, all taken
+	 * for that loser, are taken for this one too. */
+	num = 2;
+	if (next[is_dir].ent >= 0) {
+		newlen = candidate(old, oldlen, is_dir, next[is_dir].num - 1,
+				   new);
+		if (scan_name_class(c, new, newlen) == next[is_dir].ent)
+			num = next[is_dir].num;
+	}
+	for (; num < 1000000; num++) {
 		struct stat st;
 
 		newlen = candidate(old, oldlen, is_dir, num, new);
@@ -408,7 +442,10 @@ int fix_rename(struct check *c, int dirfd, const char *path, size_t pathlen,
 		if (!c->yes) {
 			/* Dry run: reserve the spelling so the next loser
 			 * gets another one, as the real run would. */
-			scan_add_name(c, new, newlen, 0);
+			next[is_dir].num = num + 1;
+			next[is_dir].ent = scan_add_name(c, new, newlen, 0) < 0
+						   ? -1
+						   : (int32_t)db->n - 1;
 			c->st.would_rename++;
 			report_rename(c, path, pathlen, old, oldlen, new,
 				      newlen, "dry-run", 0, NULL);
@@ -473,7 +510,10 @@ int fix_rename(struct check *c, int dirfd, const char *path, size_t pathlen,
 	}
 	c->st.renamed++;
 	db->ents[i].renamed = 1;
-	scan_add_name(c, new, newlen, is_dir);
+	next[is_dir].num = num + 1;
+	next[is_dir].ent = scan_add_name(c, new, newlen, is_dir) < 0
+				   ? -1
+				   : (int32_t)db->n - 1;
 	report_rename(c, path, pathlen, old, oldlen, new, newlen, "done", 0,
 		      NULL);
 	c->renames_done++;

@@ -101,8 +101,11 @@ void rep_json_str(FILE *f, const char *s, size_t n)
 				fprintf(f, "\\u%04x", cp);
 			else
 				putc((int)cp, f);
-		} else if (cp == 0x2028 || cp == 0x2029) {
-			/* Valid JSON, but break some JavaScript readers. */
+		} else if (cp == 0x2028 || cp == 0x2029 ||
+			   (cp >= 0x80 && cp <= 0x9f)) {
+			/* U+2028/9: valid JSON that breaks some JavaScript
+			 * readers.  C1 controls: a terminal acts on them
+			 * (U+009B starts a CSI), so escaped like C0 ones. */
 			fprintf(f, "\\u%04x", cp);
 		} else {
 			fwrite(p + i, 1, l, f);

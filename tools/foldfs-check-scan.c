@@ -189,14 +189,19 @@ static void group_insert(struct check *c, size_t i, int target)
 	}
 }
 
-int scan_name_taken(struct check *c, const char *s, size_t n)
+int32_t scan_name_class(struct check *c, const char *s, size_t n)
 {
 	struct dirbuf *db = &c->db;
 	size_t slot;
 	uint64_t h = fold_hash(&c->kctx, &c->seed, s, n);
 
 	return table_find(db, db->table, live_mask, &c->kctx, 0, s, n, h,
-			  &slot) >= 0;
+			  &slot);
+}
+
+int scan_name_taken(struct check *c, const char *s, size_t n)
+{
+	return scan_name_class(c, s, n) >= 0;
 }
 
 int scan_add_name(struct check *c, const char *s, size_t n, int is_dir)
@@ -548,9 +553,11 @@ static void fix_group(struct check *c, int dirfd, const char *path,
 		      size_t pathlen, const int32_t *m, size_t k)
 {
 	size_t i, ok = 0;
+	struct fix_next next[2] = {{2, -1}, {2, -1}};
 
 	for (i = 1; i < k; i++)
-		if (fix_rename(c, dirfd, path, pathlen, (size_t)m[i]) == 0)
+		if (fix_rename(c, dirfd, path, pathlen, (size_t)m[i], next) ==
+		    0)
 			ok++;
 	if (ok == k - 1 && c->yes)
 		c->st.groups_fixed++;

@@ -147,6 +147,85 @@ static int open_dir_nofollow(const char *p)
 	return fd;
 }
 
+/* The renames of a log by the path each one made, "dir/new", sorted by
+ * that path and then by age: the newest rename older than entry `upto`
+ * that made a given path is a binary search away, where a pass over all
+ * older renames for each entry made a second --undo of a large log
+ * quadratic. */
+struct made {
+	char *path;
+	size_t len;
+	size_t i; /* index in ents */
+};
+
+static int made_cmp(const void *a, const void *b)
+{
+	const struct made *x = a, *y = b;
+	size_t m = x->len < y->len ? x->len : y->len;
+	int r = memcmp(x->path, y->path, m);
+
+	if (r)
+		return r;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+static void made_free(struct made *m, size_t n)
+{
+	for (size_t i = 0; m && i < n; i++)
+		free(m[i].path);
+	free(m);
+}
+
+static struct made *made_index(const struct undo_ent *ents, size_t n)
+{
+	struct made *m = calloc(n ? n : 1, sizeof *m);
+
+	if (!m)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		size_t dl = strlen(ents[i].dir);
+
+		m[i].len = dl + 1 + ents[i].newlen;
+		m[i].path = malloc(m[i].len + 1);
+		m[i].i = i;
+		if (!m[i].path) {
+			made_free(m, n);
+			return NULL;
+		}
+		memcpy(m[i].path, ents[i].dir, dl);
+		m[i].path[dl] = '/';
+		memcpy(m[i].path + dl + 1, ents[i].new, ents[i].newlen);
+		m[i].path[m[i].len] = '\0';
+	}
+	qsort(m, n, sizeof *m, made_cmp);
+	return m;
+}
+
+/* The newest entry older than upto that made path p (length len), or
+ * -1. */
+static long made_find(const struct made *m, size_t n, const char *p,
+		      size_t len, size_t upto)
+{
+	struct made k = {(char *)p, len, upto};
+	size_t lo = 0, hi = n;
+
+	/* the first element not below (p, upto); the one before it is the
+	 * newest older one, if it made p */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (made_cmp(&m[mid], &k) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || m[lo - 1].len != len || memcmp(m[lo - 1].path, p, len))
+		return -1;
+	return (long)m[lo - 1].i;
+}
+
 /*
  * The directory of entry `upto`, opened.  The log names each directory
  * as it was when the rename was made, which may be below a directory the
@@ -155,13 +234,15 @@ static int open_dir_nofollow(const char *p)
  * Rewrite such prefixes, older renames first skipped, until the path
  * opens.  Returns a file descriptor, or -errno of the logged path.
  */
-static int undo_dir(const struct undo_ent *ents, size_t upto, const char *dir)
+static int undo_dir(const struct undo_ent *ents, const struct made *made,
+		    size_t n, size_t upto, const char *dir)
 {
 	char *cur = strdup(dir);
 	int err = -ENOMEM;
 
 	for (size_t hop = 0; cur && hop <= upto; hop++) {
-		size_t j;
+		size_t k, cl;
+		long j = -1;
 		int fd = open_dir_nofollow(cur);
 
 		if (fd >= 0) {
@@ -171,31 +252,32 @@ static int undo_dir(const struct undo_ent *ents, size_t upto, const char *dir)
 		err = fd;
 		if (fd != -ENOENT)
 			break; /* a link, or unreadable: say so */
-		for (j = upto; j-- > 0;) {
-			const struct undo_ent *v = &ents[j];
-			size_t dl = strlen(v->dir), cl = strlen(cur);
+		/* The newest older rename that made cur or a directory above
+		 * it (cur == v->dir "/" v->new, or below it). */
+		cl = strlen(cur);
+		for (k = 1; k <= cl; k++) {
+			long f;
 
-			/* cur == v->dir "/" v->new, or below it */
-			if (cl < dl + 1 + v->newlen ||
-			    memcmp(cur, v->dir, dl) || cur[dl] != '/' ||
-			    memcmp(cur + dl + 1, v->new, v->newlen) ||
-			    (cur[dl + 1 + v->newlen] != '/' &&
-			     cur[dl + 1 + v->newlen] != '\0'))
+			if (k < cl && cur[k] != '/')
 				continue;
-			const char *rest = cur + dl + 1 + v->newlen;
-			char *nx = malloc(dl + 1 + v->oldlen + strlen(rest) + 1);
-			if (!nx)
-				break;
-			memcpy(nx, v->dir, dl);
-			nx[dl] = '/';
-			memcpy(nx + dl + 1, v->old, v->oldlen);
-			strcpy(nx + dl + 1 + v->oldlen, rest);
-			free(cur);
-			cur = nx;
-			break;
+			f = made_find(made, n, cur, k, upto);
+			if (f > j)
+				j = f;
 		}
-		if (j == (size_t)-1)
+		if (j < 0)
 			break; /* no rename of the log explains it */
+		const struct undo_ent *v = &ents[j];
+		size_t dl = strlen(v->dir);
+		const char *rest = cur + dl + 1 + v->newlen;
+		char *nx = malloc(dl + 1 + v->oldlen + strlen(rest) + 1);
+		if (!nx)
+			break;
+		memcpy(nx, v->dir, dl);
+		nx[dl] = '/';
+		memcpy(nx + dl + 1, v->old, v->oldlen);
+		strcpy(nx + dl + 1 + v->oldlen, rest);
+		free(cur);
+		cur = nx;
 	}
 	free(cur);
 	return err;
@@ -257,14 +339,14 @@ int undo_parse(FILE *f, const char *logpath, FILE *msgs,
 		    memcmp(line, LOG_MAGIC,
 			   (size_t)got < ml ? (size_t)got : ml)) {
 			MSG("foldfs-check: %s: not a foldfs-check rename log\n",
-			    logpath);
+			    rep_q(logpath));
 			bad = 1;
 			break;
 		}
 		if (line[got - 1] != '\n') {
 			MSG("foldfs-check: %s: line %d: truncated line "
 			    "(ignored: its rename was never attempted)\n",
-			    logpath, lineno);
+			    rep_q(logpath), lineno);
 			break;
 		}
 		line[got - 1] = '\0';
@@ -273,7 +355,7 @@ int undo_parse(FILE *f, const char *logpath, FILE *msgs,
 		     line[ml] > '0' + LOG_FORMAT ||
 		     (line[ml + 1] >= '0' && line[ml + 1] <= '9'))) {
 			MSG("foldfs-check: %s: not a foldfs-check rename log%s\n",
-			    logpath,
+			    rep_q(logpath),
 			    strncmp(line, LOG_MAGIC, ml) ? ""
 							 : " of a format "
 							   "this version knows");
@@ -283,8 +365,8 @@ int undo_parse(FILE *f, const char *logpath, FILE *msgs,
 		if (line[0] == '#' || !line[0])
 			continue;
 		if (memchr(line, '\0', (size_t)got - 1)) {
-			MSG("foldfs-check: %s: line %d: NUL byte\n", logpath,
-			    lineno);
+			MSG("foldfs-check: %s: line %d: NUL byte\n",
+			    rep_q(logpath), lineno);
 			bad = 1;
 			break;
 		}
@@ -295,8 +377,8 @@ int undo_parse(FILE *f, const char *logpath, FILE *msgs,
 		}
 		if (k < 4 || k > 5 ||
 		    (strcmp(w[0], "rename") && strcmp(w[0], "failed"))) {
-			MSG("foldfs-check: %s: line %d: malformed\n", logpath,
-			    lineno);
+			MSG("foldfs-check: %s: line %d: malformed\n",
+			    rep_q(logpath), lineno);
 			bad = 1;
 			break;
 		}
@@ -322,8 +404,8 @@ int undo_parse(FILE *f, const char *logpath, FILE *msgs,
 		    !u->oldlen || !u->newlen || memchr(u->old, '/', u->oldlen) ||
 		    memchr(u->new, '/', u->newlen) ||
 		    (u->has_ino && parse_ino(w[4], &u->ino))) {
-			MSG("foldfs-check: %s: line %d: bad field\n", logpath,
-			    lineno);
+			MSG("foldfs-check: %s: line %d: bad field\n",
+			    rep_q(logpath), lineno);
 			free(u->dir);
 			free(u->old);
 			free(u->new);
@@ -345,7 +427,7 @@ int undo_parse(FILE *f, const char *logpath, FILE *msgs,
 		if (!j) {
 			MSG("foldfs-check: %s: line %d: a failed line without "
 			    "its rename line\n",
-			    logpath, lineno);
+			    rep_q(logpath), lineno);
 			bad = 1;
 			break;
 		}
@@ -360,7 +442,8 @@ int undo_parse(FILE *f, const char *logpath, FILE *msgs,
 	/* (getline fails without ferror when a line outgrows memory) */
 	if (ferror(f) || (got < 0 && !feof(f))) {
 		if (msgs)
-			fprintf(msgs, "foldfs-check: %s: read error\n", logpath);
+			fprintf(msgs, "foldfs-check: %s: read error\n",
+				rep_q(logpath));
 		bad = 1;
 	}
 	free(line);
@@ -381,26 +464,42 @@ int undo_parse(FILE *f, const char *logpath, FILE *msgs,
  * older name, found by following them: it was undone, not lost (where the
  * log has inode numbers, the one found must be the renamed entry).
  */
-static int undone_further(const struct undo_ent *ents, size_t i, int dfd)
+static int undone_further(const struct undo_ent *ents, const struct made *made,
+			  size_t n, size_t i, int dfd)
 {
 	const struct undo_ent *u = &ents[i];
 	const char *name = u->old;
-	size_t len = u->oldlen, j = i;
+	size_t len = u->oldlen, dl = strlen(u->dir);
+	long j = (long)i;
 	struct stat st;
+	char *p = NULL;
+	int r = 0;
 
-	while (j-- > 0) {
+	/* older renames in the same directory that made name */
+	for (;;) {
+		char *np = realloc(p, dl + 1 + len);
+
+		if (!np)
+			break;
+		p = np;
+		memcpy(p, u->dir, dl);
+		p[dl] = '/';
+		memcpy(p + dl + 1, name, len);
+		j = made_find(made, n, p, dl + 1 + len, (size_t)j);
+		if (j < 0)
+			break;
 		const struct undo_ent *v = &ents[j];
 
-		if (strcmp(v->dir, u->dir) || v->newlen != len ||
-		    memcmp(v->new, name, len))
-			continue;
-		if (fstatat(dfd, v->old, &st, AT_SYMLINK_NOFOLLOW) == 0)
-			return !u->has_ino ||
-			       (unsigned long long)st.st_ino == u->ino;
+		if (fstatat(dfd, v->old, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			r = !u->has_ino ||
+			    (unsigned long long)st.st_ino == u->ino;
+			break;
+		}
 		name = v->old;
 		len = v->oldlen;
 	}
-	return 0;
+	free(p);
+	return r;
 }
 
 int undo_log(struct check *c, const char *logpath)
@@ -411,29 +510,37 @@ int undo_log(struct check *c, const char *logpath)
 	struct stat lst;
 	FILE *f = NULL;
 	struct undo_ent *ents = NULL;
+	struct made *made = NULL;
 	size_t n = 0, i;
 	int status = EXIT_CLEAN, r;
 	unsigned long restored = 0, skipped = 0, failed = 0;
 
 	if (fd >= 0 && fstat(fd, &lst) == 0 && !S_ISREG(lst.st_mode)) {
 		fprintf(stderr, "foldfs-check: %s: not a regular file, so not "
-				"a rename log\n", logpath);
+				"a rename log\n", rep_q(logpath));
 		close(fd);
 		return EXIT_OPERATIONAL;
 	}
 	if (fd >= 0 && !(f = fdopen(fd, "r")))
 		close(fd);
 	if (!f) {
-		fprintf(stderr, "foldfs-check: %s: %s\n", logpath,
-			strerror(errno));
+		int e = errno;
+
+		fprintf(stderr, "foldfs-check: %s: %s\n", rep_q(logpath),
+			strerror(e));
 		return EXIT_OPERATIONAL;
 	}
 	r = undo_parse(f, logpath, stderr, &ents, &n);
 	fclose(f);
+	if (r == 0 && !(made = made_index(ents, n))) {
+		fprintf(stderr, "foldfs-check: %s: %s\n", rep_q(logpath),
+			strerror(ENOMEM));
+		r = -1;
+	}
 	if (r == 0) {
 		for (i = n; i-- > 0;) {
 			struct undo_ent *u = &ents[i];
-			int dfd = undo_dir(ents, i, u->dir);
+			int dfd = undo_dir(ents, made, n, i, u->dir);
 			struct stat st;
 			int e;
 
@@ -481,7 +588,7 @@ int undo_log(struct check *c, const char *logpath)
 			} else if (e == ENOENT &&
 				   (fstatat(dfd, u->old, &st,
 					    AT_SYMLINK_NOFOLLOW) == 0 ||
-				    undone_further(ents, i, dfd))) {
+				    undone_further(ents, made, n, i, dfd))) {
 				/* Logged, but the rename never happened (or
 				 * was already undone, with older ones of the
 				 * same entry). */
@@ -505,6 +612,7 @@ int undo_log(struct check *c, const char *logpath)
 	} else {
 		status = EXIT_OPERATIONAL;
 	}
+	made_free(made, n);
 	undo_free(ents, n);
 	if (c->json) {
 		printf("{\"type\":\"summary\",");
@@ -515,7 +623,7 @@ int undo_log(struct check *c, const char *logpath)
 	} else if (!c->quiet || status) {
 		printf("foldfs-check: undo %s: %lu restored, %lu skipped, "
 		       "%lu failed; exit %d\n",
-		       logpath, restored, skipped, failed, status);
+		       rep_q(logpath), restored, skipped, failed, status);
 	}
 	return status;
 }

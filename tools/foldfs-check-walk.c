@@ -248,7 +248,7 @@ static void visit(struct walk *w)
 		if (r < 0)
 			rep_error(c, w->path, l->pathlen, NULL,
 				  "set " FOLDFS_XATTR_CASEFOLD, -r);
-		else
+		else if (!had) /* count only what this run changed */
 			c->st.xattr_set++;
 		if (!r && !had && xset_add(c, l->dev, l->ino) < 0)
 			rep_error(c, w->path, l->pathlen, NULL,

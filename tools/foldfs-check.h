@@ -157,14 +157,23 @@ ssize_t key_of(struct check *c, const struct fold_ctx *ctx, const char *s,
 
 /* For fix.c: is a name equivalent to s present; add s as a new entry. */
 int scan_name_taken(struct check *c, const char *s, size_t n);
+/* The entry heading the class of s, or -1. */
+int32_t scan_name_class(struct check *c, const char *s, size_t n);
 int scan_add_name(struct check *c, const char *s, size_t n, int is_dir);
 
 /* fix.c */
 int fix_open_log(struct check *c);
 void fix_close_log(struct check *c);
-/* Rename entry i of db (in dirfd) to a unique spelling; 0 or -errno. */
+/* The number after the one the last loser of a kind in a collision
+ * group got, and the entry of the name it got (-1: none yet). */
+struct fix_next {
+	unsigned num;
+	int32_t ent;
+};
+/* Rename entry i of db (in dirfd) to a unique spelling; 0 or -errno.
+ * next[is_dir] is the group's, kept up to date. */
 int fix_rename(struct check *c, int dirfd, const char *path, size_t pathlen,
-	       size_t i);
+	       size_t i, struct fix_next next[2]);
 
 /* undo.c */
 /* First line of a log: LOG_MAGIC, then the format number (1: no inode

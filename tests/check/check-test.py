@@ -8,10 +8,13 @@ JSON Lines parsed back and matched against the tree, fsck exit codes
 two --fix runs that renamed an entry twice), an interrupted
 --fix (test hook and a real kill -9), --upgrade-to naming real code points
 picked from the UCD files, --compat/--ignorables, --casefold-dir,
---set-encoding, --info, the bounded-fd walk on a deep tree, and the record
+--set-encoding, --info, the bounded-fd walk on a deep tree, linear work
+for --fix on one huge group and for a second --undo of a large log
+(instructions counted by valgrind, when there is one), and the record
 module's own unit tests (build/record-test).
 
 Usage: check-test.py --build BUILD [--ucd /usr/share/unicode]
+                     [--only test_a,test_b]
 Ends with "N passed, N failed"; exits non-zero on any failure.
 """
 import argparse
@@ -33,6 +36,7 @@ import unicodedata
 ap = argparse.ArgumentParser()
 ap.add_argument("--build", default="build")
 ap.add_argument("--ucd", default="/usr/share/unicode")
+ap.add_argument("--only", help="comma-separated test functions to run")
 args = ap.parse_args()
 BUILD = os.path.abspath(args.build)
 CHECK = os.path.join(BUILD, "foldfs-check")
@@ -337,7 +341,8 @@ def test_json_escaping():
     names = [b"new\nline", b"New\nLine", b'quo"te', b"back\\slash",
              b'QUO"TE', b"Back\\Slash",
              b"ctl\x01", b"Ctl\x01", b"tab\t", b"\xff\xfe", b"\xffX",
-             u("\u2028sep"), u("\u2028SEP"), u("\U0001F600")]
+             u("\u2028sep"), u("\u2028SEP"), u("\U0001F600"),
+             u("c1\u009b31m"), u("C1\u009b31M")]
     for n in names:
         mkfile(root, n)
     rc, objs, err = jrun(["--casefold", root])
@@ -367,7 +372,8 @@ def test_json_escaping():
             frozenset([b"ctl\x01", b"Ctl\x01"]),
             frozenset([b'quo"te', b'QUO"TE']),
             frozenset([b"back\\slash", b"Back\\Slash"]),
-            frozenset([u("\u2028sep"), u("\u2028SEP")])}
+            frozenset([u("\u2028sep"), u("\u2028SEP")]),
+            frozenset([u("c1\u009b31m"), u("C1\u009b31M")])}
     check(groups == want, "collisions among odd names: %r" % groups)
     bad = {bytes.fromhex(o["name_hex"]): o for o in by_type(objs,
                                                               "ill_formed")}
@@ -380,6 +386,10 @@ def test_json_escaping():
     check(b"ctl\\u0001" in raw and b"new\\u000aline" in raw and
           b"\\u2028sep" in raw and b'quo\\"te' in raw and
           b"back\\\\slash" in raw, "control characters escaped as \\u00XX")
+    # C1 controls too (a terminal showing the JSON acts on U+009B, CSI),
+    # as the text output and the man page have it
+    check(b"c1\\u009b31m" in raw and u("\u009b") not in raw,
+          "C1 control characters escaped as \\u00XX in JSON")
 
 
 def test_exit_codes():
@@ -617,6 +627,117 @@ def test_undo_chain():
           (rc, out[-300:]))
 
 
+def instructions(argv):
+    """Instructions foldfs-check executes for argv, counted by valgrind
+    (a count, not a time: the same on a loaded machine), with its exit
+    status and standard output; None without valgrind."""
+    if not shutil.which("valgrind"):
+        return None
+    rc, out, err = run(argv, wrap=["valgrind", "--tool=cachegrind",
+                                   "--cache-sim=no",
+                                   "--cachegrind-out-file=/dev/null"])
+    m = re.search(rb"I\s+refs:\s+([\d,]+)", err)
+    return (int(m.group(1).replace(b",", b"")) if m else -1), rc, out
+
+
+def test_scaling():
+    """--fix on one huge collision group and a second --undo of a large
+    log cost linear work: four times the names, about four times the
+    instructions (the quadratic versions took about sixteen)."""
+    # Numbering goes on where the group's last loser of the same kind
+    # stopped, around numbers taken already (by a file, or a directory).
+    root = fresh("t-numbering")
+    for n in (b"A.txt", b"a.TXT", b"a.txt", b"a (3).txt", b"a.txt (2)"):
+        mkfile(root, n)
+    for n in (b"A.TXT", b"A.tXt"):
+        mkdir(root, n)
+    rc, objs, err = jrun(["--casefold", "--fix", root])
+    got = sorted((bytes.fromhex(o["from_hex"]), bytes.fromhex(o["to_hex"]))
+                 for o in by_type(objs, "rename"))
+    check(rc == 4 and got == [(b"A.tXt", b"A.tXt (3)"),
+                              (b"A.txt", b"A (2).txt"),
+                              (b"a.TXT", b"a (4).TXT"),
+                              (b"a.txt", b"a (5).txt")],
+          "--fix numbers around taken names, per kind (%d) %r" % (rc, got))
+    # Under compat "a\uff0etxt" (a fullwidth full stop) equals "a.txt" but
+    # has no extension: its numbers are not those of "a.txt", and 2 is
+    # free for it although "a.txt" got 3 and "a.txt (3)" exists.
+    root = fresh("t-numbering2")
+    for n in (b"A.txt", b"a.txt", u("a\uff0etxt"), b"a (2).txt",
+              b"a.txt (3)"):
+        mkfile(root, n)
+    rc, objs, err = jrun(["--casefold", "--flags", "compat", "--fix", root])
+    got = sorted((bytes.fromhex(o["from_hex"]), bytes.fromhex(o["to_hex"]))
+                 for o in by_type(objs, "rename"))
+    check(rc == 4 and got == [(b"a.txt", b"a (3).txt"),
+                              (u("a\uff0etxt"), u("a\uff0etxt (2)"))],
+          "--fix gives the smallest free number (%d) %r" % (rc, got))
+    if not shutil.which("valgrind"):
+        print("skipped: no valgrind to count instructions")
+        return
+    # One group of n spellings of one name: each loser's number used to
+    # be searched from 2 up, n^2/2 lookups.
+    counts = []
+    for n in (300, 1200):
+        root = fresh("t-scale-fix%d" % n)
+        for i in range(n):
+            mkfile(root, bytes(c ^ (0x20 if i >> k & 1 else 0)
+                               for k, c in enumerate(b"reportabcdefgh"))
+                   + b".txt", b"x")
+        ir, rc, out = instructions(["--json", "--casefold", "--fix", root])
+        ren = [json.loads(l) for l in out.split(b"\n")
+               if l.startswith(b'{"type":"rename"')]
+        to = sorted(int(bytes.fromhex(o["to_hex"])[16:-5]) for o in ren)
+        check(rc == 4 and to == list(range(2, n + 1)),
+              "--fix dry run, a group of %d: numbers 2..%d (%d)" % (n, n, rc))
+        counts.append(ir)
+    check(0 < counts[1] < 8 * counts[0],
+          "--fix on a group 4x the size: %.1fx the instructions (%r)" %
+          (counts[1] / max(counts[0], 1), counts))
+    # A log of a directory renamed, then each of n entries in it renamed
+    # twice (two runs).  A second --undo finds the directory back under
+    # its old name: every entry's directory, and every entry's older name,
+    # used to be looked for in all older renames.
+    counts = []
+    for n in (500, 2000):
+        root = fresh("t-scale-undo%d" % n)
+        rootb = os.fsencode(root)
+        log = os.path.join(TMP, "t-scale-undo%d.log" % n)
+        d = os.path.join(rootb, b"d (2)")
+        os.mkdir(d)
+        lines = [b"rename %s %s %s %d" % (hexb(rootb), hexb(b"d"), hexb(b"d (2)"),
+                                          os.stat(d).st_ino)]
+        inos = []
+        for i in range(n):
+            mkfile(d, b"f%d (2) (2)" % i)
+            inos.append(os.stat(os.path.join(d, b"f%d (2) (2)" % i)).st_ino)
+        for sfx in ((b"", b" (2)"), (b" (2)", b" (2) (2)")):
+            for i in range(n):
+                lines.append(b"rename %s %s %s %d" % (
+                    hexb(d), hexb(b"f%d" % i + sfx[0]),
+                    hexb(b"f%d" % i + sfx[1]), inos[i]))
+        with open(log, "wb") as f:
+            f.write(b"# foldfs-check rename log, format 2; undo: x\n" +
+                    b"\n".join(lines) + b"\n")
+        rc, out, err = run(["--undo", log])
+        after = listing(root)
+        check(rc == 0 and sorted(x[0] for x in after) ==
+              sorted([b"d"] + [b"d/f%d" % i for i in range(n)]),
+              "large log, %d entries: --undo restores (%d) %r" %
+              (n, rc, out[-200:]))
+        ir, rc, out = instructions(["--undo", log])
+        check(rc == 0 and listing(root) == after and
+              out.endswith(b": 0 restored, %d skipped, 0 failed; exit 0\n"
+                           % (2 * n + 1)),
+              "large log, %d entries: a second --undo skips all (%d) %r" %
+              (n, rc, out[-200:]))
+        counts.append(ir)
+        os.unlink(log)
+    check(0 < counts[1] < 8 * counts[0],
+          "a second --undo of a log 4x the size: %.1fx the instructions "
+          "(%r)" % (counts[1] / max(counts[0], 1), counts))
+
+
 def many_collisions(root, ndirs=30, ngroups=20):
     for i in range(ndirs):
         d = mkdir(root, b"dir%02d" % i)
@@ -726,10 +847,48 @@ def test_log_safety():
         check(rc == 1 and first.startswith(
             b"# foldfs-check rename log, format 2; undo:"),
               "log %r: header written (%d) %r" % (name[:12], rc, first[:60]))
+        # the log's name is escaped in messages like any other path: a
+        # newline in it must not start a line of its own
+        esc = os.fsencode(log).replace(b"\n", b"\\x0a")
+        check(b"logging renames to " + esc + b"\n" in out and
+              b"\nnl.log" not in out + err,
+              "log %r: its name is escaped in --fix output %r" %
+              (name[:12], out[:120]))
         rc, out, err = run(["--undo", log])
         check(rc == 0 and listing(root) == before,
               "log %r: --undo restores the tree (%d) %r" %
               (name[:12], rc, err[-200:]))
+        check(b"undo " + esc + b":" in out and
+              b"\nnl.log" not in out + err,
+              "log %r: its name is escaped in --undo output %r" %
+              (name[:12], out[-120:]))
+    # A log in a directory that --fix renames moves with it: say where.
+    t = fresh("t-logmoved")
+    mkdir(t, b"Logs")
+    logs = mkdir(t, b"logs")
+    before = listing(t)
+    rc, out, err = run(["--casefold", "--fix", "--yes", "--log",
+                        os.path.join(logs, "fix.log"), t])
+    moved = os.path.join(t, "logs (2)", "fix.log")
+    check(rc == 1 and os.path.exists(moved) and
+          b"it is now " + os.fsencode(moved) + b"\n" in err,
+          "a log moved by a directory rename: its new path is told "
+          "(%d) %r" % (rc, err[-200:]))
+    rc, out, err = run(["--undo", moved])
+    check(rc == 0 and [x for x in listing(t)
+                       if x[0] != b"logs/fix.log"] == before,
+          "a moved log: --undo with its new path restores (%d)" % rc)
+    # Nor in errors about the log (a terminal escape, a forged line).
+    forged = os.path.join(TMP, "no\nfoldfs-check: all clean\x1b[2J.log")
+    for argv in (["--undo", forged],
+                 ["--casefold", "--fix", "--yes", "--log",
+                  os.path.join(forged, "x.log"), root]):
+        rc, out, err = run(argv)
+        check(rc & 8 and b"\nfoldfs-check: all clean" not in out + err and
+              b"\x1b" not in out + err and
+              b"no\\x0afoldfs-check: all clean\\x1b[2J.log" in err,
+              "%s with a log name holding control characters: escaped in "
+              "messages (%d) %r" % (argv[0], rc, err[-160:]))
 
     check(run(["--casefold", "--log", "x.log", root])[0] == 16,
           "--log without --fix: usage error")
@@ -1140,6 +1299,16 @@ def test_casefold_dir():
     rc, objs, err = jrun(["--casefold-dir", clean])
     check(rc == 0 and summary(objs).get("casefold_set") == 2,
           "--casefold-dir on a clean tree -> 0, 2 dirs (%d)" % rc)
+    # Again, and on a tree where only a subdirectory lacks it: only what
+    # this run changed is counted
+    rc, objs, err = jrun(["--casefold-dir", clean])
+    check(rc == 0 and summary(objs).get("casefold_set") == 0,
+          "--casefold-dir again: nothing set (%d %r)" % (rc, summary(objs)))
+    mkdir(clean, b"z")
+    rc, out, err = run(["--casefold-dir", clean])
+    check(rc == 0 and b"set on 1 directory\n" in out,
+          "--casefold-dir with one new subdirectory: 1 set (%d %r)"
+          % (rc, out))
 
 
 def record_text(root):
@@ -1531,11 +1700,13 @@ os.makedirs(TMP, exist_ok=True)
 os.chmod(TMP, 0o755)
 for t in (test_record_unit, test_known_collisions, test_random_model,
           test_json_escaping, test_exit_codes, test_fix_undo,
-          test_undo_chain, test_interrupted, test_log_safety, test_upgrade, test_profiles,
+          test_undo_chain, test_scaling, test_interrupted, test_log_safety, test_upgrade, test_profiles,
           test_kernel_profile, test_casefold_dir,
           test_set_encoding_info, test_record_rules, test_write_errors,
           test_deep, test_progress,
           test_daemon_agrees, test_help):
+    if args.only and t.__name__ not in args.only.split(","):
+        continue
     before = failed
     try:
         t()
