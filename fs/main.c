@@ -105,16 +105,19 @@ static const char help_text[] =
 "\n"
 "  FUSE and mount options are passed on: allow_other, default_permissions, ro,\n"
 "  rw, fsname=, subtype=, ...  Mount-only options (defaults, noauto, auto,\n"
-"  nofail, _netdev, user, users, x-*, comment=*) are ignored.  allow_other\n"
-"  adds default_permissions: the kernel checks permissions; a root daemon\n"
-"  also creates objects with the caller's uid, gid and groups.\n"
+"  nofail, _netdev, user, users, nouser, owner, group, x-*, comment=*) are\n"
+"  ignored.  allow_other adds default_permissions: the kernel checks\n"
+"  permissions; a root daemon also creates objects with the caller's uid, gid\n"
+"  and groups.\n"
 "\n"
 "Encoding record:\n"
 "  SOURCE/.foldfs records the encoding and the strict/compat/ignorables flags.\n"
 "  The first read-write mount creates it from the options.  Later mounts use\n"
 "  it; options that contradict it make the mount fail (exit status 1) -- change\n"
-"  the record with foldfs-check --set-encoding.  The record and the\n"
-"  user.foldfs.* extended attributes are invisible in the view.\n"
+"  the record with foldfs-check --set-encoding.  A SOURCE without one inside a\n"
+"  recorded tree uses the tree's record (a parent's .foldfs on the same file\n"
+"  system).  The record and the user.foldfs.* extended attributes are\n"
+"  invisible in the view.\n"
 "\n"
 "Coherence:\n"
 "  After a change through the mount returns, no spelling of the name gives a\n"
@@ -276,8 +279,8 @@ static void one_option(struct opts *o, const char *raw)
 		errno = 0;
 		double t = strtod(val + 1, &end);
 		if (errno || end == val + 1 || *end || !(t >= 0) || t > 1e6)
-			die("timeout=%s: expected a number of seconds >= 0",
-			    val + 1);
+			die("timeout=%s: expected a number of seconds from 0 "
+			    "to 1000000", val + 1);
 		F.timeout = t;
 	} else if (starts(opt, "index_mem=")) {
 		char *end;
@@ -301,7 +304,8 @@ static void one_option(struct opts *o, const char *raw)
 		   !strcmp(opt, "auto") || !strcmp(opt, "nofail") ||
 		   !strcmp(opt, "_netdev") || !strcmp(opt, "user") ||
 		   !strcmp(opt, "users") || !strcmp(opt, "nouser") ||
-		   !strcmp(opt, "owner") || starts(opt, "x-") ||
+		   !strcmp(opt, "owner") || !strcmp(opt, "group") ||
+		   starts(opt, "x-") ||
 		   starts(opt, "comment=")) {
 		/* mount(8)/fstab only */
 	} else if (!strcmp(opt, "remount")) {
@@ -376,10 +380,15 @@ static void iso_now(char *buf, size_t cap)
 	strftime(buf, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+static int enclosing_record(const char *source, const struct stat *src,
+			    struct foldfs_record *rec, char **dirp, char *err,
+			    size_t errlen);
+
 static int do_info(const char *source)
 {
 	struct foldfs_record rec;
-	char err[256] = "";
+	struct stat st;
+	char err[256] = "", *up = NULL;
 	int fd = open(source, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	int r;
 
@@ -397,6 +406,26 @@ static int do_info(const char *source)
 		return 1;
 	}
 	r = foldfs_record_read(fd, &rec, err, sizeof err);
+	if (r == -ENOENT && fstat(fd, &st) == 0) {
+		/* what a mount of it would use instead */
+		r = enclosing_record(source, &st, &rec, &up, err, sizeof err);
+		if (r >= 0) {
+			close(r);
+			fprintf(stderr,
+				"foldfs: %s has no encoding record of its own; "
+				"it lies in the tree recorded in %s/%s, which "
+				"a mount of it uses (foldfs --info %s)\n",
+				source, up, FOLDFS_RECORD_NAME, up);
+		} else if (r != -ENOENT) {
+			fprintf(stderr, "foldfs: %s/%s: %s\n", up,
+				FOLDFS_RECORD_NAME, err[0] ? err : strerror(-r));
+		}
+		if (up) {
+			free(up);
+			close(fd);
+			return 1;
+		}
+	}
 	close(fd);
 	if (r == -ENOENT) {
 		fprintf(stderr,
@@ -579,16 +608,86 @@ static const char *newest_unicode(void)
 static int record_pending;
 static dev_t record_dev;
 static ino_t record_ino; /* the record this mount created, or 0 */
+/* Where the record that governs SOURCE is: SOURCE itself, or the parent
+ * directory that enclosing_record() found (record_dirfd >= 0). */
+static const char *record_dir;
+static int record_dirfd = -1;
+
+/* SOURCE (stat'ed: src) has no record: is it a subtree of a recorded
+ * tree?  The nearest parent directory on the same file system that holds
+ * a record governs its names, as foldfs-check finds it; a record of
+ * SOURCE's own would hide that one (foldfs-check --set-encoding refuses to
+ * write one there).
+ * Only a record owned by root, by the daemon's user or by SOURCE's owner
+ * counts: anyone may write a .foldfs into /tmp.  Returns an O_PATH
+ * descriptor of its directory, with the path in *dirp; -ENOENT if there
+ * is none; another -errno with err set if it cannot be used. */
+static int enclosing_record(const char *source, const struct stat *src,
+			    struct foldfs_record *rec, char **dirp, char *err,
+			    size_t errlen)
+{
+	char *dir = realpath(source, NULL);
+	struct stat st;
+	int fd, r;
+
+	while (dir && strcmp(dir, "/")) {
+		char *slash = strrchr(dir, '/');
+		if (slash == dir)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+		fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			break;
+		if (fstat(fd, &st) < 0 || st.st_dev != src->st_dev) {
+			close(fd);
+			break;
+		}
+		if (fstatat(fd, FOLDFS_RECORD_NAME, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			close(fd);
+			continue;
+		}
+		if (st.st_uid != 0 && st.st_uid != geteuid() &&
+		    st.st_uid != src->st_uid) {
+			close(fd);
+			break;
+		}
+		r = foldfs_record_read(fd, rec, err, errlen);
+		if (r == -ENOENT) { /* removed meanwhile */
+			close(fd);
+			break;
+		}
+		*dirp = dir;
+		if (r < 0)
+			close(fd);
+		return r < 0 ? r : fd;
+	}
+	free(dir);
+	return -ENOENT;
+}
 
 static void settle_record(const struct opts *o)
 {
 	struct foldfs_record rec;
 	char err[256] = "", asked[64], have[64];
 	struct fold_ctx c;
+	struct stat sst;
+	char *up = NULL;
 	int r;
 
 	memset(&rec, 0, sizeof rec);
+	record_dir = F.source;
 	r = foldfs_record_read(F.root_fd, &rec, err, sizeof err);
+	if (r == -ENOENT && fstat(F.root_fd, &sst) == 0) {
+		r = enclosing_record(F.source, &sst, &rec, &up, err,
+				     sizeof err);
+		if (up)
+			record_dir = up;
+		if (r >= 0) {
+			record_dirfd = r;
+			r = 0;
+		}
+	}
 	if (r == -ENOENT) {
 		/* First mount: the record comes from the options. */
 		fold_init(&c, o->encoding ? o->encoding : "utf8-12.1",
@@ -607,7 +706,7 @@ static void settle_record(const struct opts *o)
 		    "away and mount with the options the tree was used with "
 		    "(-o encoding=...,strict,...) to write it again (foldfs(8), "
 		    "ENCODING RECORD)",
-		    F.source, FOLDFS_RECORD_NAME, err[0] ? err : strerror(-r));
+		    record_dir, FOLDFS_RECORD_NAME, err[0] ? err : strerror(-r));
 	} else {
 		/* Later mounts: options only confirm the record. */
 		int bad_enc = 0;
@@ -623,10 +722,11 @@ static void settle_record(const struct opts *o)
 			foldfs_flags_format(missing, asked, sizeof asked);
 			fprintf(stderr,
 				"foldfs: %s is recorded with encoding=%s, "
-				"flags=%s (%s/%s)\n",
+				"flags=%s (%s/%s%s)\n",
 				F.source, rec.encoding,
-				have[0] ? have : "(none)", F.source,
-				FOLDFS_RECORD_NAME);
+				have[0] ? have : "(none)", record_dir,
+				FOLDFS_RECORD_NAME,
+				up ? ": the record of the tree it lies in" : "");
 			if (bad_enc)
 				fprintf(stderr,
 					"foldfs: but the mount asks for "
@@ -641,7 +741,7 @@ static void settle_record(const struct opts *o)
 				"the recorded ones, or change the record first "
 				"with: foldfs-check --set-encoding ENC "
 				"[--set-flags LIST] %s\n",
-				F.source);
+				record_dir);
 			exit(1);
 		}
 	}
@@ -650,7 +750,7 @@ static void settle_record(const struct opts *o)
 		die("%s/%s names encoding=%s: %s; this build knows Unicode up "
 		    "to %s.  Use a newer foldfs, or change the record with "
 		    "foldfs-check --set-encoding",
-		    F.source, FOLDFS_RECORD_NAME, rec.encoding, fold_strerror(r),
+		    record_dir, FOLDFS_RECORD_NAME, rec.encoding, fold_strerror(r),
 		    newest_unicode());
 	F.rec = rec;
 }
@@ -712,11 +812,11 @@ static void lock_record(void)
 {
 	struct foldfs_record cur;
 	char err[256] = "";
-	int fd;
+	int fd, dirfd = record_dirfd >= 0 ? record_dirfd : F.root_fd;
 
 	if (F.nofold)
 		return;
-	fd = openat(F.root_fd, FOLDFS_RECORD_NAME,
+	fd = openat(dirfd, FOLDFS_RECORD_NAME,
 		    O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return; /* none (read-only first mount, unwritable SOURCE) */
@@ -725,17 +825,17 @@ static void lock_record(void)
 			drop_new_record();
 			die("%s/%s is being replaced by foldfs-check "
 			    "--set-encoding; mount again when it has finished",
-			    F.source, FOLDFS_RECORD_NAME);
+			    record_dir, FOLDFS_RECORD_NAME);
 		}
 		close(fd); /* no locks on this file system: nothing to hold */
 		return;
 	}
 	memset(&cur, 0, sizeof cur);
-	if (foldfs_record_read(F.root_fd, &cur, err, sizeof err) < 0 ||
+	if (foldfs_record_read(dirfd, &cur, err, sizeof err) < 0 ||
 	    strcmp(cur.encoding, F.rec.encoding) || cur.flags != F.rec.flags) {
 		drop_new_record();
 		die("%s/%s changed while this mount read it; mount again",
-		    F.source, FOLDFS_RECORD_NAME);
+		    record_dir, FOLDFS_RECORD_NAME);
 	}
 	/* fd stays open: the lock lasts as long as the daemon */
 }

@@ -1135,6 +1135,42 @@ static void sec_record(void)
 	rc = t_mount_refused(srcfut, "casefold", out, sizeof out);
 	CHECK(rc == 1, "record naming utf8-99.0.0 refused (exit %d)", rc);
 
+	/* A subtree of a recorded tree compares names as the tree does (the
+	 * record foldfs-check finds in a parent): its mount uses that record,
+	 * writes none of its own, and refuses options that disagree. */
+	const char *tree = t_newdir("src-tree");
+	char sub[4200];
+	snprintf(sub, sizeof sub, "%s/games", tree);
+	CHECK_OK(mkdir(sub, 0755), "mkdir TREE/games");
+	if (t_mount(&m, tree, "encoding=utf8-15.0,strict") == 0)
+		t_umount(&m);
+	if (t_mount(&m, sub, "casefold") == 0) {
+		CHECK_OK(mkfile(t_path(m.mnt, "\xea\x9f\x87"), "D"), "subtree: create U+A7C7");
+		CHECK(t_file_is(t_path(m.mnt, "\xea\x9f\x88"), "D"),
+		      "subtree: U+A7C8 finds it (the tree's utf8-15.0, not the default 12.1)");
+		CHECK_ERR(mkdir(t_path(m.mnt, "x\xff"), 0755), EINVAL,
+			  "subtree: an ill-formed name is refused (the tree's strict)");
+		t_umount(&m);
+		CHECK(stat(t_path(sub, ".foldfs"), &st) == -1 && errno == ENOENT,
+		      "subtree: no record of its own was written");
+	}
+	rc = t_mount_refused(sub, "casefold,encoding=utf8-12.1", out, sizeof out);
+	CHECK(rc == 1 && contains(out, "15.0") && contains(out, t_path(tree, ".foldfs")),
+	      "subtree: -o encoding=utf8-12.1 refused, naming the tree's record (exit %d): %s", rc,
+	      out);
+	rc = run_tool(out, sizeof out, t_opt.foldfs, "--info", sub, NULL, NULL);
+	CHECK(rc == 1 && contains(out, t_path(tree, ".foldfs")),
+	      "foldfs --info on the subtree names the tree's record (exit %d): %s", rc, out);
+	/* anyone may write a .foldfs into a shared parent such as /tmp: one
+	 * owned by another user does not govern root's subtree */
+	CHECK_OK(chown(t_path(tree, ".foldfs"), 4321, 4321), "chown TREE/.foldfs to uid 4321");
+	if (t_mount(&m, sub, "casefold") == 0) {
+		CHECK(!t_file_is(t_path(m.mnt, "\xea\x9f\x88"), "D"),
+		      "another user's record in a parent is not used (defaults: utf8-12.1)");
+		t_umount(&m);
+		CHECK(stat(t_path(sub, ".foldfs"), &st) == 0, "the subtree got a record of its own");
+	}
+
 	const char *srcnf = t_newdir("src-nofold");
 	if (t_mount(&m, srcnf, "nofold") == 0) {
 		CHECK_OK(mkfile(t_path(m.mnt, "Abc"), "a"), "nofold: create Abc");
@@ -1441,8 +1477,10 @@ static void sec_options(void)
 	t_section("mount-only options accepted; mount -t fuse.foldfs");
 	const char *src = t_newdir("src-opts");
 	struct t_mount m = {0};
-	int r = t_mount(&m, src, "casefold,rw,nofail,_netdev,defaults,noauto,auto,user,users");
-	CHECK(r == 0, "rw,nofail,_netdev,defaults,noauto,auto,user,users accepted");
+	int r = t_mount(&m, src, "casefold,rw,nofail,_netdev,defaults,noauto,auto,user,users,"
+				 "nouser,owner,group,x-systemd.automount,comment=x");
+	CHECK(r == 0, "rw,nofail,_netdev,defaults,noauto,auto,user,users,nouser,owner,group,"
+		      "x-systemd.automount,comment=x accepted");
 	if (r == 0) {
 		CHECK_OK(mkfile(t_path(m.mnt, "Opt"), "o"), "create Opt");
 		CHECK(t_file_is(t_path(m.mnt, "OPT"), "o"), "OPT finds it");
@@ -1474,6 +1512,8 @@ static void sec_options(void)
 		{"casefold,cache=sometimes", "cache=sometimes"},
 		{"casefold,watch=fanotify", "watch=fanotify"},
 		{"casefold,timeout=-1", "timeout=-1"},
+		/* the message gives the range, 1e7 being a number >= 0 */
+		{"casefold,timeout=1e7", "to 1000000"},
 		{"casefold,timeout=soon", "timeout=soon"},
 		{"casefold,index_mem=0", "index_mem=0"},
 		{"casefold,index_mem=64k", "index_mem=64k"},
