@@ -659,6 +659,16 @@ static void unescape_octal(const char *in, char *out, size_t cap)
 		out[o] = '\0';
 }
 
+int foldfs_record_governs(int parentfd, unsigned source_uid)
+{
+	struct stat st;
+
+	if (fstatat(parentfd, FOLDFS_RECORD_NAME, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	return st.st_uid == 0 || st.st_uid == geteuid() ||
+	       st.st_uid == source_uid;
+}
+
 int foldfs_on_view(int fd, char *src, size_t cap)
 {
 	struct statfs sf;

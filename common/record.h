@@ -70,6 +70,14 @@ int foldfs_record_write(int rootfd, const struct foldfs_record *rec);
  * (another first mount was quicker), which the caller then reads. */
 int foldfs_record_create(int rootfd, const struct foldfs_record *rec);
 
+/* May the record in parentfd (a parent directory of a SOURCE that has
+ * none, owner source_uid) govern that SOURCE?  Only if it is owned by
+ * root, by the calling user or by SOURCE's owner: anyone may write a
+ * .foldfs into /tmp.  1 if so, 0 if not, -errno if it cannot be looked
+ * at (-ENOENT: there is none).  foldfs and foldfs-check use the same rule
+ * to find a tree's record. */
+int foldfs_record_governs(int parentfd, unsigned source_uid);
+
 /* Is fd (any directory descriptor) inside a foldfs view?  A view hides
  * .foldfs, so the tree's record cannot be read through it.  Returns 1 and
  * the view's source (its fsname, normally SOURCE's absolute path) in

@@ -385,6 +385,18 @@ struct dirindex *idx_from_names(const char *const *names, size_t n)
 
 #define STAMP_SETTLED_SEC 3
 
+/* A lookup does not read the directory for the caller: leave its access
+ * time alone (O_NOATIME needs ownership or CAP_FOWNER). */
+static int scan_open(struct node *d)
+{
+	int fd = openat(d->fd, ".",
+			O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOATIME);
+
+	if (fd < 0 && errno == EPERM)
+		fd = openat(d->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return fd;
+}
+
 /* Read the directory into a new index (ilock held). */
 static int scan(struct node *d, struct dirindex **out)
 {
@@ -400,11 +412,9 @@ static int scan(struct node *d, struct dirindex **out)
 	 * at once, as its scan may have missed the lost names. */
 	unsigned gen = atomic_load(&idx_generation);
 
-	/* A lookup does not read the directory for the caller: leave its
-	 * access time alone (O_NOATIME needs ownership or CAP_FOWNER). */
-	fd = openat(d->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOATIME);
-	if (fd < 0 && errno == EPERM)
-		fd = openat(d->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = scan_open(d);
+	if (fd < 0 && prune_wait(errno))
+		fd = scan_open(d);
 	if (fd < 0)
 		return -errno;
 	x = idx_new();
@@ -689,6 +699,45 @@ static void lru_evict(struct node *keep)
 	 * the node, which takes these locks). */
 	for (size_t i = 0; i < nv; i++)
 		node_put(victims[i]);
+}
+
+/*
+ * For prune.c, under pressure: drop up to max indexes of directories the
+ * kernel no longer holds, least recently used first.  Each holds its
+ * node, and so a descriptor, which counts toward the mark where pruning
+ * starts: up to half the limit of them (over_budget) would keep the table
+ * above it for good.  Returns how many were dropped.  (Holds are put
+ * outside lru_lock: a put may free the node, which takes it.)
+ */
+size_t idx_evict_forgotten(size_t max)
+{
+	struct node *v, *prev, *held[64];
+	int dropped[64];
+	size_t nh = 0, nd = 0;
+
+	pthread_mutex_lock(&lru_lock);
+	for (v = lru_tail; v && nd < max && nh < 64; v = prev) {
+		struct dirstate *ds = v->dir;
+		prev = ds->lru_prev;
+		if (!node_hold_if_forgotten(v))
+			continue;
+		dropped[nh] = 0;
+		if (pthread_mutex_trylock(&ds->ilock) == 0) {
+			dropped[nh] = idx_drop_locked(v);
+			watch_unwatch(v);
+			lru_unlink_locked(v);
+			pthread_mutex_unlock(&ds->ilock);
+			nd += (size_t)dropped[nh];
+		}
+		held[nh++] = v;
+	}
+	pthread_mutex_unlock(&lru_lock);
+	for (size_t i = 0; i < nh; i++) {
+		if (dropped[i])
+			node_put(held[i]);
+		node_put(held[i]);
+	}
+	return nd;
 }
 
 /* ---- maintenance from the namespace operations --------------------- */

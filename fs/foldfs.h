@@ -233,6 +233,9 @@ void idx_unlink_lru(struct node *d);
 /* Drop the indexes of directories the kernel no longer holds and that are
  * gone from SOURCE; does work at most once a second (watch_sync). */
 void idx_sweep_gone(void);
+/* Drop up to max indexes of directories the kernel has forgotten, least
+ * recently used first (their nodes go with them); how many (prune.c). */
+size_t idx_evict_forgotten(size_t max);
 /* Drop d's index if d is gone from SOURCE (no links left): nothing can
  * reach it again, and the index's hold keeps it open.  d held. */
 void idx_drop_if_gone(struct node *d);
@@ -280,7 +283,8 @@ int prune_start(void);
 void prune_stop(void);
 /* The node table has `count` nodes now (inode.c, on a new node). */
 void prune_note(size_t count);
-/* Nodes beyond half the descriptor limit: readdirplus makes none. */
+/* Nodes beyond half the descriptor limit: readdirplus makes none (and
+ * asks for a round). */
 int prune_pressure(void);
 /* May a negative dentry stay?  The kernel prunes no directory that has
  * cached children, and a negative one (a miss, even one answered with an

@@ -643,12 +643,12 @@ static int enclosing_record(const char *source, const struct stat *src,
 			close(fd);
 			break;
 		}
-		if (fstatat(fd, FOLDFS_RECORD_NAME, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		r = foldfs_record_governs(fd, src->st_uid);
+		if (r < 0) {
 			close(fd);
 			continue;
 		}
-		if (st.st_uid != 0 && st.st_uid != geteuid() &&
-		    st.st_uid != src->st_uid) {
+		if (r == 0) {
 			close(fd);
 			break;
 		}

@@ -532,6 +532,8 @@ void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 				goto out;
 			}
 			fd = open(proc, flags & ~(O_CREAT | O_EXCL));
+			if (fd < 0 && prune_wait(errno))
+				fd = open(proc, flags & ~(O_CREAT | O_EXCL));
 			if (fd < 0 && errno == EPERM && (fi->flags & O_APPEND))
 				fd = open(proc, (flags & ~(O_CREAT | O_EXCL)) |
 						O_APPEND); /* chattr +a */
@@ -799,6 +801,8 @@ int dir_nonempty(struct node *d)
 	int fd = openat(d->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	int found = 0;
 
+	if (fd < 0 && prune_wait(errno))
+		fd = openat(d->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	for (;;) {

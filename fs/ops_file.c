@@ -125,10 +125,18 @@ static int direct_fd(int fd)
 	 * append-only: see op_open) */
 	fl = fcntl(fd, F_GETFL);
 	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
-	if (fl >= 0)
-		d = open(proc, (fl & (O_ACCMODE | O_APPEND | O_NOATIME | O_SYNC |
-				      O_DSYNC)) |
-				       O_DIRECT | O_CLOEXEC | O_NOCTTY);
+	if (fl >= 0) {
+		fl = (fl & (O_ACCMODE | O_APPEND | O_NOATIME | O_SYNC |
+			    O_DSYNC)) |
+		     O_DIRECT | O_CLOEXEC | O_NOCTTY;
+		d = open(proc, fl);
+		if (d < 0 && prune_wait(errno))
+			d = open(proc, fl);
+		/* out of descriptors for now: this request through the
+		 * cache, and the next one asks again */
+		if (d < 0 && (errno == EMFILE || errno == ENFILE))
+			return fd;
+	}
 	if (d < 0)
 		d = fd; /* not to be had: the cache, and no asking again */
 	pthread_mutex_lock(&direct_mu);
@@ -258,8 +266,13 @@ void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 
 	locks_flush(node_of(ino), fi->lock_owner);
 	fd = dup((int)fi->fh);
+	if (fd < 0 && prune_wait(errno))
+		fd = dup((int)fi->fh);
 	if (fd < 0) {
-		fuse_reply_err(req, errno);
+		/* close(2) never fails for want of a descriptor: without
+		 * one, no deferred error to report (fsync still does) */
+		fuse_reply_err(req, errno == EMFILE || errno == ENFILE ? 0
+								 : errno);
 		return;
 	}
 	fuse_reply_err(req, close(fd) < 0 ? errno : 0);

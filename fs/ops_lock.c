@@ -484,7 +484,8 @@ static void owner_unlink(struct owner *o)
 
 /* A description of n's object for an owner's locks: read-write if the
  * daemon may, else read-only or write-only.  O_NONBLOCK: never wait for a
- * lease holder.  -errno on failure. */
+ * lease holder.  -errno on failure; out of descriptors (after a pruning
+ * round) is -ENOLCK, the lock table full, as fcntl(2) says. */
 static int lock_fd_open(struct node *n)
 {
 	/* O_APPEND: an append-only file (chattr +a) opens for writing only
@@ -495,8 +496,16 @@ static int lock_fd_open(struct node *n)
 	int fd = -1;
 
 	node_procname(n, proc);
-	for (size_t i = 0; i < sizeof modes / sizeof modes[0] && fd < 0; i++)
-		fd = open(proc, modes[i] | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	for (size_t i = 0; i < sizeof modes / sizeof modes[0] && fd < 0; i++) {
+		int fl = modes[i] | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
+		fd = open(proc, fl);
+		if (fd < 0 && prune_wait(errno))
+			fd = open(proc, fl);
+		/* not a lesser mode: the owner would keep it (EBADF for
+		 * the other kind of lock) */
+		if (fd < 0 && (errno == EMFILE || errno == ENFILE))
+			return -ENOLCK;
+	}
 	return fd < 0 ? -errno : fd;
 }
 

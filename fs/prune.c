@@ -13,12 +13,16 @@
  * the descriptors are closed.  When the node table grows past half of
  * the limit, this thread picks nodes the kernel has not looked up since
  * the last sweep (a clock: node_sweep() in inode.c) and asks for them to
- * be pruned until the table should be down to a quarter.  The kernel
- * leaves alone what is in use (open files, a working directory, a
- * directory with cached children -- negative ones too, which only a
- * named invalidation drops: prune_negative_ok()).  Meanwhile readdirplus
- * lists entries without making nodes, and a lookup, open or create that
- * meets EMFILE waits for one round before it gives up.
+ * be pruned until the table should be down to a quarter, after the fold
+ * indexes of directories it has already forgotten, which hold their
+ * nodes (dirindex.c).  The kernel leaves alone what is in use (open
+ * files, a working directory, a directory with cached children --
+ * negative ones too, which only a named invalidation drops:
+ * prune_negative_ok()).  Meanwhile readdirplus lists entries without
+ * making nodes, and whatever opens a descriptor for a request (a lookup,
+ * open, create, a lock's or an O_DIRECT request's own descriptor, a
+ * directory read) and meets EMFILE waits for one round before it gives
+ * up.
  *
  * On older kernels the notification is refused at the probe and nothing
  * here runs: the limit is then as high as main.c could raise it, and
@@ -72,16 +76,23 @@ static int send_prune(const uint64_t *ids, uint32_t count)
 	return r < 0 ? -errno : -EIO;
 }
 
-/* One round: ask for enough unused nodes to be pruned to bring the
- * table down to `low`.  Two laps of the clock at most: the first may
- * only clear marks. */
+/* One round: bring the table down to `low`.  First the fold indexes of
+ * directories the kernel has forgotten, which hold their nodes
+ * (dirindex.c): nobody is in those directories now, and up to half the
+ * limit of them would otherwise keep the table above `high` for good,
+ * every round taking from the kernel what it uses (`ls -l` then gets
+ * names only).  Then unused nodes the kernel holds: two laps of the
+ * clock at most, the first may only clear marks. */
 static void prune_round(void)
 {
 	uint64_t ids[BATCH];
-	size_t count = node_count(), want, sent = 0;
+	size_t count = node_count(), want, sent = 0, evicted = 0, e;
 	int laps = 0;
 
 	want = count > low ? count - low : 0;
+	while (evicted < want && (e = idx_evict_forgotten(want - evicted)))
+		evicted += e;
+	sent = evicted;
 	while (sent < want && laps < 2) {
 		int lap = 0;
 		size_t n = node_sweep(ids, want - sent < BATCH ? want - sent
@@ -94,7 +105,8 @@ static void prune_round(void)
 		}
 		sent += n;
 	}
-	dlog("prune: %zu nodes, asked the kernel to drop %zu", count, sent);
+	dlog("prune: %zu nodes, dropped %zu indexes, asked the kernel to drop "
+	     "%zu", count, evicted, sent - evicted);
 }
 
 static void *prune_main(void *arg)
@@ -180,7 +192,14 @@ void prune_note(size_t count)
 
 int prune_pressure(void)
 {
-	return atomic_load(&available) && node_count() >= high;
+	if (!atomic_load(&available) || node_count() < high)
+		return 0;
+	/* A round, even if no new node asks for one: the last may have left
+	 * the table above `high` (the kernel forgot directories that their
+	 * indexes hold, which the next round drops), and a listing of names
+	 * only makes no nodes. */
+	kick();
+	return 1;
 }
 
 int prune_negative_ok(void)

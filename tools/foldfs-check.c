@@ -169,6 +169,13 @@ static int find_record(struct check *c)
 			close(fd);
 			break;
 		}
+		/* above PATH, a record of someone else's counts not (the
+		 * daemon's rule: foldfs_record_governs) */
+		if (strcmp(dir, c->root_abs) &&
+		    foldfs_record_governs(fd, (unsigned)st0.st_uid) == 0) {
+			close(fd);
+			break;
+		}
 		r = foldfs_record_read(fd, &c->rec, err, sizeof err);
 		close(fd);
 		if (r == 0) {

@@ -1401,6 +1401,19 @@ def test_record_rules():
     else:
         print("skipped: uid 65534 cannot reach %s" % d)
     os.chmod(root, 0o755)
+    # A parent's record of a third user governs nothing (anyone may write
+    # a .foldfs into /tmp); the daemon has the same rule.
+    rec = os.path.join(root, ".foldfs")
+    os.chown(rec, 4321, 4321)
+    rc, out, err = run(["--casefold", d])
+    rc2, out2, err2 = run(["--casefold", root])
+    os.chown(rec, 0, 0)
+    rc3, out3, err3 = run(["--casefold", d])
+    check(rc == 0 and b"no encoding record" in out and
+          rc2 == 4 and rc3 == 4,
+          "another user's record above PATH ignored (%d), its own tree's "
+          "record read (%d), root's above PATH read (%d) %r"
+          % (rc, rc2, rc3, (out + err)[-300:]))
     # --set-encoding checks under the tree's own record only.
     rc, out, err = run(["--casefold", "--flags", "compat", "--set-encoding",
                         "utf8-12.1", root])

@@ -2629,6 +2629,232 @@ static void sec_nofile_negative(void)
 	t_umount(&m);
 }
 
+/* The daemon's descriptors below its limit (one it inherited above it
+ * takes no slot). */
+static int daemon_fds(pid_t pid, long lim)
+{
+	char p[64];
+	int n = 0;
+	struct dirent *de;
+	snprintf(p, sizeof p, "/proc/%d/fd", (int)pid);
+	DIR *d = opendir(p);
+	if (!d)
+		return -1;
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.' && atol(de->d_name) < lim;
+	closedir(d);
+	return n;
+}
+
+/* Does the daemon hold a descriptor of SOURCE's `name` open O_DIRECT? */
+static int daemon_has_direct(pid_t pid, const char *name)
+{
+	char p[320], lnk[4200], line[256];
+	int found = 0;
+	struct dirent *de;
+	snprintf(p, sizeof p, "/proc/%d/fd", (int)pid);
+	DIR *d = opendir(p);
+	while (d && !found && (de = readdir(d))) {
+		snprintf(p, sizeof p, "/proc/%d/fd/%s", (int)pid, de->d_name);
+		ssize_t n = readlink(p, lnk, sizeof lnk - 1);
+		size_t l = strlen(name);
+		if (n < (ssize_t)l + 1 || lnk[n - l - 1] != '/' || memcmp(lnk + n - l, name, l))
+			continue;
+		snprintf(p, sizeof p, "/proc/%d/fdinfo/%s", (int)pid, de->d_name);
+		FILE *f = fopen(p, "re");
+		while (f && fgets(line, sizeof line, f))
+			if (!strncmp(line, "flags:", 6) && (strtol(line + 6, NULL, 8) & O_DIRECT))
+				found = 1;
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* Fill the daemon's descriptor table up to `spare` free slots: first
+ * cached nodes nobody uses (3/8 of the limit: more than a pruning round
+ * aims for, too few to start one), then the same file opened again and
+ * again, which makes no node.  A round can then free descriptors, as it
+ * can whenever the table is between a quarter and half full. */
+static int fill_fds(struct t_mount *m, long lim, int spare, int *held, int cap)
+{
+	struct stat st;
+	int n = 0;
+	for (long i = 0; i < lim * 3 / 8; i++) {
+		char nm[32];
+		snprintf(nm, sizeof nm, "pool/p%03ld", i);
+		stat(t_path(m->mnt, nm), &st);
+	}
+	/* again after a pause: a worker may have closed a pipe meanwhile */
+	for (int round = 0; round < 3; round++) {
+		int c;
+		while ((c = daemon_fds(m->pid, lim)) >= 0 && c < lim - spare && n < cap &&
+		       (held[n] = open(t_path(m->mnt, "hold"), O_RDONLY | O_CLOEXEC)) >= 0)
+			n++;
+		t_sleep_ms(50);
+	}
+	return n;
+}
+
+/* Requests that need a descriptor of their own, made while the daemon's
+ * table is full, partly of cached files nobody uses: like a lookup or an
+ * open, each must wait for a pruning round rather than fail -- natively
+ * none of them fails for want of a descriptor.  A lock once failed
+ * EMFILE, a close(2) EMFILE (the FLUSH's dup), chattr +F EMFILE (the
+ * emptiness check's opendir), and an O_DIRECT request went through the
+ * cache, and every later one of that open file too. */
+static void sec_nofile_full(void)
+{
+	t_section("a lock, close, O_DIRECT, chattr +F with the daemon's table full");
+	if (!have_prune())
+		return;
+	enum { LIM = 256, NPOOL = LIM * 3 / 8 };
+	const char *src = t_newdir("src-nofile-full");
+	char nm[32];
+	int held[LIM], nh;
+	struct stat st;
+	CHECK_OK(mkdir(t_path(src, "pool"), 0755), "SOURCE: mkdir pool");
+	for (int i = 0; i < NPOOL; i++) {
+		snprintf(nm, sizeof nm, "pool/p%03d", i);
+		if (t_write_file(t_path(src, nm), "p") != 0) {
+			CHECK(0, "SOURCE: create %s", nm);
+			return;
+		}
+	}
+	CHECK_OK(t_write_file(t_path(src, "hold"), "h"), "SOURCE: hold");
+	CHECK_OK(mkdir(t_path(src, "empty"), 0755), "SOURCE: mkdir empty");
+	struct t_mount m = {0};
+	m.nofile = LIM;
+	if (t_mount(&m, src, ""))
+		return;
+	if (!CHECK(m.pid > 0 && daemon_fds(m.pid, LIM) > 0, "the daemon's descriptors are visible")) {
+		t_umount(&m);
+		return;
+	}
+
+	/* a POSIX lock: the owner's own description */
+	int fd = open(t_path(m.mnt, "lk"), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	nh = fill_fds(&m, LIM, 0, held, LIM);
+	struct flock l = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+	CHECK_OK(fcntl(fd, F_SETLK, &l), "F_SETLK with the table full (%d held)", nh);
+	while (nh)
+		close(held[--nh]);
+	close(fd);
+
+	/* close(2): FLUSH */
+	fd = open(t_path(m.mnt, "cl"), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	nh = fill_fds(&m, LIM, 0, held, LIM);
+	CHECK_OK(close(fd), "close() with the table full (%d held)", nh);
+	long bad = 0;
+	while (nh)
+		bad += close(held[--nh]) != 0;
+	CHECK(bad == 0, "and the closes of the files held open: %ld failed", bad);
+
+	/* O_DIRECT: the request's own descriptor */
+	void *al = NULL;
+	fd = open(t_path(m.mnt, "dio"), O_RDWR | O_CREAT | O_DIRECT | O_CLOEXEC, 0644);
+	if (fd >= 0 && posix_memalign(&al, 4096, 4096) == 0) {
+		memset(al, 'd', 4096);
+		if (pwrite(fd, al, 4096, 0) != 4096 || !daemon_has_direct(m.pid, "dio")) {
+			t_skip("SOURCE takes no O_DIRECT write here (%s)", strerror(errno));
+		} else {
+			/* a fresh open file, no direct descriptor yet */
+			close(fd);
+			fd = open(t_path(m.mnt, "dio"), O_RDWR | O_DIRECT | O_CLOEXEC);
+			nh = fill_fds(&m, LIM, 0, held, LIM);
+			CHECK(pwrite(fd, al, 4096, 4096) == 4096,
+			      "an O_DIRECT write with the table full (%d held)", nh);
+			while (nh)
+				close(held[--nh]);
+			CHECK(pwrite(fd, al, 4096, 8192) == 4096 && daemon_has_direct(m.pid, "dio"),
+			      "-> and later ones are direct: the daemon has an O_DIRECT descriptor");
+		}
+	}
+	free(al);
+	if (fd >= 0)
+		close(fd);
+
+	/* chattr +F: is the directory empty?  Opened first; one slot left
+	 * for the kernel's own open of the ioctl. */
+	stat(t_path(m.mnt, "empty"), &st);
+	fd = open(t_path(m.mnt, "empty"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	nh = fill_fds(&m, LIM, 1, held, LIM);
+	int fl = 0;
+	ioctl(fd, FS_IOC_GETFLAGS, &fl);
+	fl |= FS_CASEFOLD_FL;
+	CHECK_OK(ioctl(fd, FS_IOC_SETFLAGS, &fl), "chattr +F empty with the table full (%d held)",
+		 nh);
+	while (nh)
+		close(held[--nh]);
+	if (fd >= 0)
+		close(fd);
+	t_umount(&m);
+}
+
+/* A fold index holds its directory's node, and so a descriptor, also once
+ * the kernel has forgotten the directory; up to half the limit of them
+ * are kept.  Those counted toward the half-limit mark where the daemon
+ * prunes and readdirplus lists names only: after misses in 150 folding
+ * directories with a limit of 256, the table stayed above the mark for
+ * good and every `ls -l` looked each file up by itself. */
+static void sec_nofile_indexes(void)
+{
+	t_section("fold indexes of many directories, daemon limit 256");
+	if (!have_prune())
+		return;
+	enum { LIM = 256, ND = 150, NS = 16 };
+	const char *src = t_newdir("src-nofile-idx");
+	char nm[64];
+	struct stat st;
+	for (int i = 0; i < ND; i++) {
+		snprintf(nm, sizeof nm, "d%03d", i);
+		if (mkdir(t_path(src, nm), 0755) != 0 ||
+		    t_write_file(t_path(t_path(src, nm), "a"), "a") != 0) {
+			CHECK(0, "SOURCE: make %s/a", nm);
+			return;
+		}
+	}
+	for (int k = 0; k < 2; k++) {
+		snprintf(nm, sizeof nm, "small%d", k);
+		CHECK_OK(mkdir(t_path(src, nm), 0755), "SOURCE: mkdir %s", nm);
+		for (int i = 0; i < NS; i++) {
+			snprintf(nm, sizeof nm, "small%d/f%02d", k, i);
+			t_write_file(t_path(src, nm), "f");
+		}
+	}
+	struct t_mount m = {0};
+	m.nofile = LIM;
+	if (t_mount(&m, src, "casefold"))
+		return;
+	long bad = 0;
+	for (int i = 0; i < ND; i++) {
+		snprintf(nm, sizeof nm, "d%03d/NOPE", i);
+		bad += stat(t_path(m.mnt, nm), &st) == 0 || errno != ENOENT;
+	}
+	CHECK(bad == 0, "a miss in each of %d folding directories (each builds an index): %ld "
+	      "not ENOENT", ND, bad);
+	/* Readdirplus makes a node of each entry unless the table is past
+	 * the mark.  The first listing may find it so, and asks for a round
+	 * then; the second must find room. */
+	int made = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		t_sleep_ms(200);
+		int before = daemon_fds(m.pid, LIM);
+		snprintf(nm, sizeof nm, "small%d", pass);
+		DIR *d = opendir(t_path(m.mnt, nm));
+		while (d && readdir(d))
+			;
+		if (d)
+			closedir(d);
+		made = daemon_fds(m.pid, LIM) - before;
+	}
+	CHECK(made > 0, "then a listing of %d files comes with their attributes: %d nodes made",
+	      NS, made);
+	t_umount(&m);
+}
+
 /* The daemon single-threaded (-s): one worker answers everything, so a
  * lock that must wait, or whose grant drops cached pages (which may wait
  * for a READ the worker would answer), goes to a thread of its own
@@ -2893,6 +3119,8 @@ int main(int argc, char **argv)
 	sec_nofile(0);
 	sec_nofile(1);
 	sec_nofile_negative();
+	sec_nofile_full();
+	sec_nofile_indexes();
 	sec_source_locks();
 	sec_late_release();
 	sec_stop_with_waiter();
