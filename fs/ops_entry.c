@@ -531,12 +531,15 @@ void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 				close(pfd);
 				goto out;
 			}
-			fd = open(proc, flags & ~(O_CREAT | O_EXCL));
+			/* O_CLOEXEC whatever the caller asked: a user's
+			 * daemon runs fusermount3 at unmount */
+			int ofl = (flags & ~(O_CREAT | O_EXCL)) | O_CLOEXEC |
+				  O_NOCTTY;
+			fd = open(proc, ofl);
 			if (fd < 0 && prune_wait(errno))
-				fd = open(proc, flags & ~(O_CREAT | O_EXCL));
+				fd = open(proc, ofl);
 			if (fd < 0 && errno == EPERM && (fi->flags & O_APPEND))
-				fd = open(proc, (flags & ~(O_CREAT | O_EXCL)) |
-						O_APPEND); /* chattr +a */
+				fd = open(proc, ofl | O_APPEND); /* chattr +a */
 			r = fd < 0 ? -errno : 0;
 			creds_leave(&c);
 			if (r) {
