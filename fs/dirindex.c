@@ -523,6 +523,9 @@ int idx_ensure(struct node *d)
 		atomic_fetch_add(&n_indexes, 1);
 	}
 	ds->idx = x;
+	/* A scan in several reads may miss a name renamed meanwhile: its
+	 * first miss is fenced (resolve.c). */
+	atomic_fetch_add(&ds->gone, 1);
 	idx_account((long)idx_bytes(x));
 	dlog("index of node %p: %zu entries, %zu bytes (%.1f per entry), "
 	     "all indexes %zu bytes", (void *)d, idx_entries(x), idx_bytes(x),
@@ -780,6 +783,8 @@ void dir_index_recheck(struct node *d, const char *name)
 		size_t before = idx_bytes(x);
 		int exists = fstatat(d->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 		int has = idx_has(x, name);
+		if (!exists)
+			atomic_fetch_add(&ds->gone, 1);
 		if (exists && !has)
 			add(x, name, strlen(name));
 		else if (!exists && has)
@@ -787,6 +792,28 @@ void dir_index_recheck(struct node *d, const char *name)
 		idx_account((long)idx_bytes(x) - (long)before);
 	}
 	pthread_mutex_unlock(&ds->ilock);
+}
+
+/*
+ * The kernel queues a change's inotify events before it unlocks the
+ * directory (vfs_rename and the like run under the parent's lock), and
+ * reading a directory takes that lock shared: once a getdents call has
+ * returned, every change that was in progress has queued its events.
+ * Read from the end, where ext4 has nothing to do (tmpfs cannot seek
+ * there and lists a few names).
+ */
+int dir_fence(struct node *d)
+{
+	char buf[1024];
+	int fd = scan_open(d), r = 0;
+
+	if (fd < 0)
+		return -errno;
+	lseek(fd, 0, SEEK_END);
+	if (getdents64(fd, buf, sizeof buf) < 0)
+		r = -errno;
+	close(fd);
+	return r;
 }
 
 void dir_index_drop(struct node *d)

@@ -105,6 +105,9 @@ struct dirstate {
 	struct timespec mtime, ctime; /* stamps when idx was last known good */
 	uint64_t verify_at;	/* poll: rescan at the first use from then
 				   (now_ns), 0 for none (watch.c) */
+	/* inotify: index builds plus names a recheck found absent, and a
+	 * value of that count for which an index miss was fenced (resolve.c). */
+	atomic_uint gone, settled;
 	struct node *lru_prev, *lru_next; /* LRU of built indexes */
 	unsigned swept;		/* idx_sweep_gone() round that looked (lru_lock) */
 };
@@ -130,8 +133,52 @@ static inline fuse_ino_t node_id(const struct node *n)
 {
 	return n == node_root() ? FUSE_ROOT_ID : (fuse_ino_t)(uintptr_t)n;
 }
+/*
+ * ThreadSanitizer builds: the kernel orders a reply before the requests
+ * it leads to (a node id handed out, then used or forgotten by another
+ * worker).  ThreadSanitizer models that for a /dev/fuse descriptor libfuse
+ * opened, but not for one inherited from mount.fuse3 (/dev/fd/N), which it
+ * never saw opened: there every reply releases, and node_of(), where a
+ * request starts, acquires, on one object, as its model of a descriptor
+ * does.  Nothing of this is in other builds.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define FOLDFS_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define FOLDFS_TSAN 1
+#endif
+#endif
+#ifdef FOLDFS_TSAN
+#include <sanitizer/tsan_interface.h>
+extern char foldfs_tsan_chan;
+static inline int foldfs_tsan_reply(void)
+{
+	__tsan_release(&foldfs_tsan_chan);
+	return 0;
+}
+#define FOLDFS_TSAN_REPLY(f, ...) (foldfs_tsan_reply(), f(__VA_ARGS__))
+#define fuse_reply_attr(...) FOLDFS_TSAN_REPLY(fuse_reply_attr, __VA_ARGS__)
+#define fuse_reply_buf(...) FOLDFS_TSAN_REPLY(fuse_reply_buf, __VA_ARGS__)
+#define fuse_reply_create(...) FOLDFS_TSAN_REPLY(fuse_reply_create, __VA_ARGS__)
+#define fuse_reply_data(...) FOLDFS_TSAN_REPLY(fuse_reply_data, __VA_ARGS__)
+#define fuse_reply_entry(...) FOLDFS_TSAN_REPLY(fuse_reply_entry, __VA_ARGS__)
+#define fuse_reply_err(...) FOLDFS_TSAN_REPLY(fuse_reply_err, __VA_ARGS__)
+#define fuse_reply_ioctl(...) FOLDFS_TSAN_REPLY(fuse_reply_ioctl, __VA_ARGS__)
+#define fuse_reply_lock(...) FOLDFS_TSAN_REPLY(fuse_reply_lock, __VA_ARGS__)
+#define fuse_reply_lseek(...) FOLDFS_TSAN_REPLY(fuse_reply_lseek, __VA_ARGS__)
+#define fuse_reply_none(...) FOLDFS_TSAN_REPLY(fuse_reply_none, __VA_ARGS__)
+#define fuse_reply_open(...) FOLDFS_TSAN_REPLY(fuse_reply_open, __VA_ARGS__)
+#define fuse_reply_readlink(...) FOLDFS_TSAN_REPLY(fuse_reply_readlink, __VA_ARGS__)
+#define fuse_reply_statfs(...) FOLDFS_TSAN_REPLY(fuse_reply_statfs, __VA_ARGS__)
+#define fuse_reply_write(...) FOLDFS_TSAN_REPLY(fuse_reply_write, __VA_ARGS__)
+#define fuse_reply_xattr(...) FOLDFS_TSAN_REPLY(fuse_reply_xattr, __VA_ARGS__)
+#endif
 static inline struct node *node_of(fuse_ino_t ino)
 {
+#ifdef FOLDFS_TSAN
+	__tsan_acquire(&foldfs_tsan_chan);
+#endif
 	return ino == FUSE_ROOT_ID ? node_root() : (struct node *)(uintptr_t)ino;
 }
 /* Take an O_PATH fd (consumed) whose fstat is *st; return its node with
@@ -259,6 +306,9 @@ void dir_index_change(struct node *d, const char *del1, const char *del2,
 void dir_index_drop(struct node *d);
 /* Make d's index agree with SOURCE about `name` (under ilock). */
 void dir_index_recheck(struct node *d, const char *name);
+/* Wait until the changes to d in progress in SOURCE have queued their
+ * inotify events.  0, or -errno if it could not. */
+int dir_fence(struct node *d);
 
 /* ---- watch.c ------------------------------------------------------------ */
 

@@ -102,7 +102,9 @@ static void alive_del_locked(struct node *n)
 
 int node_alive(uint64_t id)
 {
-	struct node *n = node_of((fuse_ino_t)id);
+	/* not node_of(): the node may be freed, so never read */
+	struct node *n = id == FUSE_ROOT_ID ? node_root()
+					    : (struct node *)(uintptr_t)id;
 	size_t i;
 	int found = 0;
 
@@ -183,13 +185,16 @@ static struct dirstate *dirstate_new(void)
  * the handle of a forgotten file would open whatever reuses its id. */
 static atomic_uint node_gens;
 
+#ifdef FOLDFS_TSAN
+char foldfs_tsan_chan; /* foldfs.h */
+#endif
+
 static struct node *node_new(int fd, const struct stat *st)
 {
 	struct node *n = calloc(1, sizeof *n);
 
 	if (!n)
 		return NULL;
-	n->gen = atomic_fetch_add(&node_gens, 1) + 1;
 	n->dev = st->st_dev;
 	n->ino = st->st_ino;
 	n->fd = fd;
@@ -202,6 +207,7 @@ static struct node *node_new(int fd, const struct stat *st)
 			return NULL;
 		}
 	}
+	n->gen = atomic_fetch_add(&node_gens, 1) + 1;
 	return n;
 }
 

@@ -26,12 +26,15 @@ int name_illformed(const char *name)
 	return fold_validatez(&F.ctx, name, NULL) != 0;
 }
 
-/* The index winner for name in d (building the index on first use). */
-static int index_winner(struct node *d, const char *name, char *out)
+/* The index winner for name in d (building the index on first use);
+ * *inotify: whether the index was kept fresh by inotify (resolve_at). */
+static int index_winner(struct node *d, const char *name, char *out,
+			int *inotify)
 {
 	struct dirstate *ds = d->dir;
 	int r;
 
+	*inotify = 0;
 	watch_sync(d);
 	pthread_mutex_lock(&ds->ilock);
 	r = idx_ensure(d);
@@ -40,6 +43,7 @@ static int index_winner(struct node *d, const char *name, char *out)
 		return r;
 	}
 	r = idx_winner(ds->idx, name, out);
+	*inotify = !ds->poll;
 	/* Under ilock: an eviction in between would put d back on the LRU
 	 * without the index, and so without the hold that keeps it alive
 	 * there (idx_sweep_gone). */
@@ -84,10 +88,39 @@ static int resolve_at(struct node *d, const char *name, char *stored,
 	}
 	if (!dir_folds(d) || name_illformed(name))
 		return -ENOENT;
+	/*
+	 * With inotify, the index looks at each event's name on its own, at
+	 * its own instant: while SOURCE renames "file" to "File" and back,
+	 * the look at "file" can fall before one rename and the look at
+	 * "File" after the next, and the index then holds neither; a rename
+	 * is also visible before its events are queued.  So the index proves
+	 * a miss only if no name was found gone (nor the index rebuilt) from
+	 * before a fence until the events queued by then were applied: it
+	 * then holds every name that existed at the fence.  That count is
+	 * remembered (settled), and later misses need no fence until a name
+	 * is found gone again: misses stay free where SOURCE is quiet.
+	 */
+	struct dirstate *ds = d->dir;
+	unsigned gone = atomic_load(&ds->gone);
+	int fenced = 0, inotify;
 	/* A stale index winner is dropped and the next one tried; the
 	 * bound only guards against a directory changing under us forever. */
 	for (int tries = 0; tries < 64; tries++) {
-		r = index_winner(d, name, stored);
+		r = index_winner(d, name, stored, &inotify);
+		if (r == -ENOENT && inotify) {
+			unsigned now = atomic_load(&ds->gone);
+			if (now == gone &&
+			    (fenced || now == atomic_load(&ds->settled))) {
+				if (fenced)
+					atomic_store(&ds->settled, now);
+				return r;
+			}
+			gone = now;
+			fenced = 1;
+			if (dir_fence(d) < 0)
+				return r;
+			continue;
+		}
 		if (r < 0)
 			return r;
 		r = open_stat(d, stored, st, want_fd);

@@ -12,6 +12,8 @@
  *           user of an index first reads the pending events itself
  *           (watch_sync), so a change made outside the mount is seen by
  *           the next lookup after the changing system call has returned.
+ *           Names are looked at one by one, so the index alone cannot
+ *           prove a miss while SOURCE renames: resolve.c fences first.
  *           Queue overflow drops every index.
  *  poll     (watch=poll, or when inotify is unavailable or out of
  *           watches -- ours, -o max_watches, or the user's -- or auto

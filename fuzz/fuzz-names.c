@@ -230,6 +230,15 @@ int creds_enter(fuse_req_t req, struct creds *c)
 	return 0;
 }
 
+/* setattr's truncation: as root, SOURCE has no set-ID bits to drop here */
+int file_as_writer(fuse_req_t req, int fd, struct creds *c)
+{
+	(void)req;
+	(void)fd;
+	c->switched = 0;
+	return 0;
+}
+
 void creds_leave(struct creds *c)
 {
 	(void)c;

@@ -57,7 +57,9 @@ static const char help[] =
 	"    inotify queue overflow (the daemon stopped while SOURCE gets more\n"
 	"    names than fs.inotify.max_queued_events, which is only read): every\n"
 	"    index must be rebuilt.  Lookups must also answer promptly while a\n"
-	"    process keeps changing an indexed directory of a tmpfs SOURCE.  The\n"
+	"    process keeps changing an indexed directory of a tmpfs SOURCE, and a\n"
+	"    name SOURCE keeps renaming between two equivalent spellings must be\n"
+	"    found by a third at every look.  The\n"
 	"    daemon's inotify watches stay within a quarter of the user's limit\n"
 	"    (tried in a user namespace with a low one) or -o max_watches, the\n"
 	"    directories beyond are polled and stay exact, and indexes evicted\n"
@@ -553,6 +555,55 @@ static void run_busy_source(void)
 	t_umount(&m);
 out:
 	umount2(src, MNT_DETACH);
+}
+
+/* SOURCE renames a name between two equivalent spellings as fast as it
+ * can: one of them exists at every instant, so a lookup by a third must
+ * never fail, as it never does on an ext4 casefold directory.  (Each
+ * event is applied by looking at its own name: the looks at "file" and
+ * at "File" could fall on either side of a rename and find both gone.) */
+static void run_rename_spellings(void)
+{
+	t_section("a name SOURCE renames between two spellings is always found");
+	const char *src = t_newdir("src-spellings");
+	struct t_mount m = {0};
+	struct stat st;
+	enum { LOOKUPS = 20000 };
+	mkdir(t_path(src, "d"), 0755);
+	t_write_file(t_path(src, "d/file"), "x");
+	if (t_mount(&m, src, "casefold,watch=inotify,cache=none"))
+		return;
+	const char *p = t_path(m.mnt, "d/FILE");
+	CHECK_OK(stat(p, &st), "view: d/FILE (d's index is built and watched)");
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		char a[4200], b[4200];
+		snprintf(a, sizeof a, "%s/d/file", src);
+		snprintf(b, sizeof b, "%s/d/File", src);
+		for (double end = t_now() + 60; t_now() < end;) {
+			for (int i = 0; i < 100; i++) {
+				rename(a, b);
+				rename(b, a);
+			}
+		}
+		_exit(0);
+	}
+	t_track_child(pid);
+	t_sleep_ms(50);
+	int n = 0, enoent = 0, other = 0;
+	for (double end = t_now() + 30; n < LOOKUPS && t_now() < end; n++) {
+		if (stat(p, &st) != 0)
+			*(errno == ENOENT ? &enoent : &other) += 1;
+	}
+	int renaming = waitpid(pid, NULL, WNOHANG) == 0;
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	CHECK(renaming && n >= LOOKUPS / 4 && !enoent && !other,
+	      "%d lookups of d/FILE while SOURCE renames file <-> File: "
+	      "%d ENOENT, %d other errors (renamer %s)", n, enoent, other,
+	      renaming ? "still ran" : "had stopped");
+	t_umount(&m);
 }
 
 /* Descriptors the daemon has open; with deleted, only those whose object
@@ -1310,6 +1361,7 @@ int main(int argc, char **argv)
 	run_poll_coarse();
 	run_index_fd_cap();
 	run_busy_source();
+	run_rename_spellings();
 	run_overflow();
 	return t_finish();
 }
