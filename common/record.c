@@ -697,12 +697,24 @@ int foldfs_on_view(int fd, char *src, size_t cap)
 			continue;
 		type = strtok_r(sep + 3, " \n", &save);
 		source = strtok_r(NULL, " \n", &save);
-		if (type && source && !strcmp(type, "fuse.foldfs")) {
+		/* fuseblk: -o blkdev with a block device as fsname */
+		if (type && source && (!strcmp(type, "fuse.foldfs") ||
+				       !strcmp(type, "fuseblk.foldfs"))) {
 			unescape_octal(source, src, cap);
 			found = 1;
 		}
 	}
 	free(line);
 	fclose(f);
+	if (found) {
+		/* Mounted over its own SOURCE (or above it), or named
+		 * otherwise with fsname=: that name does not reach the tree. */
+		struct stat ss;
+
+		if (src[0] != '/' || stat(src, &ss) < 0 ||
+		    !S_ISDIR(ss.st_mode) ||
+		    ss.st_dev == st.st_dev)
+			found = 2;
+	}
 	return found;
 }

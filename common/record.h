@@ -81,7 +81,10 @@ int foldfs_record_governs(int parentfd, unsigned source_uid);
 /* Is fd (any directory descriptor) inside a foldfs view?  A view hides
  * .foldfs, so the tree's record cannot be read through it.  Returns 1 and
  * the view's source (its fsname, normally SOURCE's absolute path) in
- * src[0..cap), else 0 (also when /proc/self/mountinfo cannot be read). */
+ * src[0..cap); 2 (src filled likewise) if that name does not reach the
+ * tree itself (a view mounted over its own SOURCE, or an fsname= that is
+ * no directory outside the view); else 0 (also when
+ * /proc/self/mountinfo cannot be read). */
 int foldfs_on_view(int fd, char *src, size_t cap);
 
 /* Fill a struct fold_ctx for comparison (FOLD_CASEFOLD form, rec's flags).

@@ -104,11 +104,11 @@ static const char help_text[] =
 "                     (default 64); least recently used ones are dropped\n"
 "\n"
 "  FUSE and mount options are passed on: allow_other, default_permissions, ro,\n"
-"  rw, fsname=, subtype=, ...  Mount-only options (defaults, noauto, auto,\n"
-"  nofail, _netdev, user, users, nouser, owner, group, x-*, comment=*) are\n"
-"  ignored.  allow_other adds default_permissions: the kernel checks\n"
-"  permissions; a root daemon also creates objects with the caller's uid, gid\n"
-"  and groups.\n"
+"  rw, fsname=, subtype= (other than foldfs: nofold only), ...\n"
+"  Mount-only options (defaults, noauto, auto, nofail, _netdev, user, users,\n"
+"  nouser, owner, group, x-*, comment=*) are ignored.  allow_other adds\n"
+"  default_permissions: the kernel checks permissions; a root daemon also\n"
+"  creates objects with the caller's uid, gid and groups.\n"
 "\n"
 "Encoding record:\n"
 "  SOURCE/.foldfs records the encoding and the strict/compat/ignorables flags.\n"
@@ -174,6 +174,7 @@ struct opts {
 	char *fuse_opts;      /* comma-joined options for libfuse */
 	size_t fuse_len;
 	int have_fsname, have_subtype, have_allow_other, have_defperm;
+	int other_subtype; /* a subtype= other than foldfs was given */
 };
 
 static void fuse_opt_append(struct opts *o, const char *opt)
@@ -238,6 +239,19 @@ static void one_option(struct opts *o, const char *raw)
 			die("encoding=%s: %s (known: ascii, utf8, utf8-X.Y "
 			    "for the Unicode versions this build has; see "
 			    "foldfs-norm --list-encodings)", val + 1, fold_strerror(r));
+		if (o->encoding) {
+			/* A first mount records it for good: which of two
+			 * was meant is not ours to guess. */
+			char was[64], now[64];
+			struct fold_ctx p;
+			fold_init(&p, o->encoding, FOLD_CASEFOLD, 0);
+			fold_encoding_name(&p, was, sizeof was);
+			fold_encoding_name(&c, now, sizeof now);
+			if (strcmp(was, now))
+				die("encoding=%s and encoding=%s both given; "
+				    "give one", o->encoding, val + 1);
+			free(o->encoding);
+		}
 		o->encoding = strdup(val + 1);
 		if (!o->encoding)
 			die("out of memory");
@@ -332,10 +346,16 @@ static void one_option(struct opts *o, const char *raw)
 		 * all are read */
 		F.readonly = opt[1] == 'o';
 	} else {
+		/* the kernel refuses an empty one, after the checks here */
+		if ((starts(opt, "fsname=") || starts(opt, "subtype=")) &&
+		    !val[1])
+			die("%s needs a name", opt);
 		if (starts(opt, "fsname="))
 			o->have_fsname = 1;
-		if (starts(opt, "subtype="))
+		if (starts(opt, "subtype=")) {
 			o->have_subtype = 1;
+			o->other_subtype |= strcmp(val + 1, "foldfs") != 0;
+		}
 		if (!strcmp(opt, "allow_other"))
 			o->have_allow_other = 1;
 		if (!strcmp(opt, "default_permissions"))
@@ -396,7 +416,19 @@ static int do_info(const char *source)
 		fprintf(stderr, "foldfs: %s: %s\n", source, strerror(errno));
 		return 1;
 	}
-	if (foldfs_on_view(fd, err, sizeof err)) {
+	r = foldfs_on_view(fd, err, sizeof err);
+	if (r == 2) {
+		fprintf(stderr,
+			"foldfs: %s is inside a foldfs view of %s, which hides "
+			"the tree's encoding record, and %s does not lead to "
+			"the tree (the view is mounted over it, or named "
+			"otherwise with fsname=): unmount the view, or ask "
+			"about the tree's own directory\n",
+			source, err, err);
+		close(fd);
+		return 1;
+	}
+	if (r) {
 		fprintf(stderr,
 			"foldfs: %s is inside a foldfs view of %s, which hides "
 			"the tree's encoding record: ask about the directory "
@@ -1061,6 +1093,13 @@ int main(int argc, char **argv)
 	if (F.nofold && (F.casefold_all || o.encoding || o.flags_asked))
 		die("nofold cannot be combined with casefold, encoding=, "
 		    "strict, compat or ignorables");
+	/* foldfs --info, foldfs-check and a mount given a view as SOURCE
+	 * know a folding view by its type fuse.foldfs: under another they
+	 * would read the tree through it as if it had no record. */
+	if (!F.nofold && o.other_subtype)
+		die("subtype= other than foldfs is only for -o nofold: a "
+		    "folding view must keep the type fuse.foldfs, by which "
+		    "foldfs and foldfs-check know it");
 
 	/* SOURCE and MOUNTPOINT */
 	F.root_fd = open(F.source, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -1072,7 +1111,15 @@ int main(int argc, char **argv)
 	F.root_dev = st.st_dev;
 	{
 		char vsrc[PATH_MAX];
-		if (foldfs_on_view(F.root_fd, vsrc, sizeof vsrc))
+		r = foldfs_on_view(F.root_fd, vsrc, sizeof vsrc);
+		if (r == 2)
+			die("SOURCE %s is inside a foldfs view of %s, which "
+			    "hides the tree's encoding record, and %s does not "
+			    "lead to the tree (the view is mounted over it, or "
+			    "named otherwise with fsname=): unmount the view, "
+			    "or give the tree's own directory", F.source, vsrc,
+			    vsrc);
+		if (r)
 			die("SOURCE %s is inside a foldfs view of %s, which "
 			    "hides the tree's encoding record: give the "
 			    "directory in %s instead", F.source, vsrc, vsrc);
@@ -1184,8 +1231,10 @@ mounted_by_helper:
 	lock_record();
 	if (fuse_session_mount(F.se, F.mountpoint) != 0) {
 		drop_new_record();
-		die("cannot mount on %s (see the message above; is /dev/fuse "
-		    "usable and fusermount3 installed?)", F.mountpoint);
+		die("cannot mount on %s (see the message above: refused by "
+		    "the kernel or fusermount3, perhaps for one of the "
+		    "options; is /dev/fuse usable and fusermount3 "
+		    "installed?)", F.mountpoint);
 	}
 	if (fuse_daemonize(F.foreground) != 0) {
 		fuse_session_unmount(F.se);

@@ -351,14 +351,36 @@ static int may_create(struct node *d, const char *name)
 	return r == -ENOENT ? 0 : r;
 }
 
+/* A descriptor taken before a creating call and given back just before
+ * created() opens the new object: at the descriptor limit (nothing to
+ * prune, or -s) the call then fails before anything exists, rather than
+ * after, with the object left behind.  0 or -errno. */
+static int spare_fd(struct node *d, int *spare)
+{
+	*spare = fcntl(d->fd, F_DUPFD_CLOEXEC, 0);
+	if (*spare < 0 && prune_wait(errno))
+		*spare = fcntl(d->fd, F_DUPFD_CLOEXEC, 0);
+	return *spare < 0 ? -errno : 0;
+}
+
+static void spare_put(int *spare)
+{
+	if (*spare >= 0)
+		close(*spare);
+	*spare = -1;
+}
+
 /* After an object was created under `name` in d: index, coherence and
- * the entry for the reply.  Caller holds d exclusively. */
+ * the entry for the reply.  Caller holds d exclusively; *spare (from
+ * spare_fd) is closed. */
 static int created(struct node *d, const char *name,
-		   const struct dir_stamp *pre, struct fuse_entry_param *e)
+		   const struct dir_stamp *pre, struct fuse_entry_param *e,
+		   int *spare)
 {
 	int r;
 
 	dir_index_change(d, NULL, NULL, name, pre);
+	spare_put(spare);
 	r = entry_of_name(d, name, e);
 	coh_changed(d, name, r == 0 ? e->ino : 0);
 	return r;
@@ -368,16 +390,40 @@ static int created(struct node *d, const char *name,
  * the /proc path of the object to link (see op_link). */
 enum mk { MK_NOD, MK_DIR, MK_LNK, MK_LINK };
 
+/* Is n, which `name` denotes just after mkdirat, an empty directory, as
+ * the one it made?  Others who may write SOURCE's parent can have renamed
+ * another directory over it meanwhile: the casefold mark must not land on
+ * a non-empty one (its names would change meaning; chattr +F refuses
+ * that).  (Its owner is no proof: some file systems give every file the
+ * same one.)  0 if it may be marked, 1 if not (or it was removed), else
+ * -errno. */
+static int new_dir_ours(struct node *n, const struct stat *st)
+{
+	int r;
+
+	if (!S_ISDIR(st->st_mode))
+		return 1;
+	r = dir_nonempty(n);
+	return r == -ENOENT ? 1 : r;
+}
+
 static void make(fuse_req_t req, struct node *d, const char *name,
 		 enum mk kind, mode_t mode, dev_t rdev, const char *target)
 {
 	struct fuse_entry_param e;
 	struct dir_stamp pre;
 	struct creds c;
-	int r;
+	int spare = -1, spare2 = -1, inherit, r;
 
 	ns_lock(d, 1);
+	/* a new subdirectory of a folding one is marked (chattr +F is
+	 * inherited): new_dir_ours() needs a descriptor of its own */
+	inherit = kind == MK_DIR && dir_folds(d) && !F.casefold_all;
 	r = may_create(d, name);
+	if (r == 0)
+		r = spare_fd(d, &spare);
+	if (r == 0 && inherit)
+		r = spare_fd(d, &spare2);
 	if (r)
 		goto out;
 	dir_stamp(d, &pre);
@@ -396,12 +442,24 @@ static void make(fuse_req_t req, struct node *d, const char *name,
 	creds_leave(&c);
 	if (r)
 		goto out;
-	r = created(d, name, &pre, &e);
-	if (r == 0 && kind == MK_DIR && dir_folds(d) && !F.casefold_all) {
+	r = created(d, name, &pre, &e, &spare);
+	if (r == 0 && inherit) {
 		/* chattr +F is inherited by new subdirectories. */
 		struct node *n = node_of(e.ino);
-		int x = foldfs_dir_casefold_set(n->fd, 1);
-		if (x < 0) {
+		int x;
+		spare_put(&spare2);
+		x = new_dir_ours(n, &e.attr);
+		if (x == 0)
+			x = foldfs_dir_casefold_set(n->fd, 1);
+		if (x > 0) {
+			/* Not ours to mark, nor to remove: the caller gets
+			 * what the name denotes now, as after a rename made
+			 * just after its mkdir. */
+			fprintf(stderr, "foldfs: new directory %s was "
+					"replaced in SOURCE before it could be "
+					"marked as folding; left as it is\n",
+				name);
+		} else if (x < 0) {
 			/* Never leave a subdirectory that silently does not
 			 * fold: undo the mkdir and say why. */
 			fprintf(stderr, "foldfs: cannot mark new directory "
@@ -424,6 +482,8 @@ static void make(fuse_req_t req, struct node *d, const char *name,
 	}
 out:
 	ns_unlock(d);
+	spare_put(&spare);
+	spare_put(&spare2);
 	if (r)
 		fuse_reply_err(req, -r);
 	else
@@ -470,7 +530,7 @@ void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	struct creds c;
 	char stored[NAME_BUF], proc[64];
 	struct stat st;
-	int fd = -1, r;
+	int fd = -1, spare = -1, r;
 
 	ns_lock(d, 1);
 	if (strlen(name) >= NAME_BUF) {
@@ -557,6 +617,9 @@ void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		if (r != -ENOENT)
 			goto out;
 	}
+	r = spare_fd(d, &spare);
+	if (r)
+		goto out;
 	dir_stamp(d, &pre);
 	r = creds_enter(req, &c);
 	if (r)
@@ -568,9 +631,10 @@ void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	creds_leave(&c);
 	if (r)
 		goto out;
-	r = created(d, name, &pre, &e);
+	r = created(d, name, &pre, &e, &spare);
 out:
 	ns_unlock(d);
+	spare_put(&spare);
 	dlog("create %s = %d", name, r);
 	if (r) {
 		if (fd >= 0)

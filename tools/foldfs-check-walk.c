@@ -447,9 +447,16 @@ int walk_tree(struct check *c, const char *path)
 			 * rename through it) and hides its record: its
 			 * SOURCE is checked on its own. */
 			char vsrc[PATH_MAX];
-			if (foldfs_on_view(cfd, vsrc, sizeof vsrc)) {
-				rep_note(c, "%.*s: a foldfs view of %s, not "
-					    "walked (check %s itself)",
+			int v = foldfs_on_view(cfd, vsrc, sizeof vsrc);
+			if (v) {
+				rep_note(c, v == 2 ? "%.*s: a foldfs view of "
+						     "%s, not walked (%s does "
+						     "not lead to its tree: "
+						     "check that with the view "
+						     "unmounted)"
+						   : "%.*s: a foldfs view of %s, "
+						     "not walked (check %s "
+						     "itself)",
 					 (int)npath, w.path, vsrc, vsrc);
 				close(cfd);
 				continue;

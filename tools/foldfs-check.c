@@ -243,10 +243,21 @@ static int setup_tree(struct check *c, const char *path)
 		 * would be assumed, and collisions judged wrongly */
 		char vsrc[PATH_MAX];
 		int fd = open(c->root_abs, O_PATH | O_CLOEXEC);
-		int view = fd >= 0 && foldfs_on_view(fd, vsrc, sizeof vsrc);
+		int view = fd >= 0 ? foldfs_on_view(fd, vsrc, sizeof vsrc) : 0;
 
 		if (fd >= 0)
 			close(fd);
+		if (view == 2) {
+			fprintf(stderr,
+				"foldfs-check: %s is inside a foldfs view of "
+				"%s, which hides the tree's encoding record, "
+				"and %s does not lead to the tree (the view is "
+				"mounted over it, or named otherwise with "
+				"fsname=): unmount the view, or check the "
+				"tree's own directory\n",
+				rep_q(path), rep_q(vsrc), rep_q(vsrc));
+			return EXIT_OPERATIONAL;
+		}
 		if (view) {
 			fprintf(stderr,
 				"foldfs-check: %s is inside a foldfs view of "

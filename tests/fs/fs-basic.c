@@ -1502,7 +1502,16 @@ static void sec_options(void)
 		r = t_mount_refused(fresh, "casefold,blksize=4096", out, sizeof out);
 		CHECK(r != 0 && stat(t_path(fresh, ".foldfs"), &rst) == -1,
 		      "a mount the kernel refused left no record (exit %d): %s", r, out);
-		r = t_mount(&m, fresh, "casefold,encoding=utf8-15.0");
+		/* two encodings: which one to record for good is not guessed
+		 * (the last one once was, silently) */
+		r = t_mount_refused(fresh, "casefold,encoding=utf8-15.0,encoding=utf8-12.1", out,
+				    sizeof out);
+		CHECK(r == 1 && contains(out, "both given") &&
+			      stat(t_path(fresh, ".foldfs"), &rst) == -1,
+		      "encoding=utf8-15.0,encoding=utf8-12.1: refused, no record (exit %d): %s", r,
+		      out);
+		/* the same encoding twice, spelled two ways, is one */
+		r = t_mount(&m, fresh, "casefold,encoding=utf8-15.0,encoding=utf8-15.0.0");
 		CHECK(r == 0, "the corrected mount then works (%d)", r);
 		if (r == 0)
 			t_umount(&m);
@@ -1522,12 +1531,42 @@ static void sec_options(void)
 		{"casefold,max_read=lots", "max_read=lots"},
 		/* mount -o remount runs the helper again: say what to do */
 		{"casefold,remount", "unmount it and mount it again"},
+		/* the kernel refuses them, and the message blamed /dev/fuse */
+		{"casefold,fsname=", "fsname= needs a name"},
+		{"nofold,subtype=", "subtype= needs a name"},
+		/* a folding view under another type would not be known as
+		 * one: read through, its tree would seem to have no record */
+		{"casefold,subtype=other", "only for -o nofold"},
+		{"subtype=foldfs,subtype=x", "only for -o nofold"},
+		/* refused by libfuse, as foldfs(8) lists them */
+		{"casefold,relatime", "relatime"},
+		{"casefold,norelatime", "norelatime"},
+		{"casefold,strictatime", "strictatime"},
+		{"casefold,nostrictatime", "nostrictatime"},
+		{"casefold,lazytime", "lazytime"},
+		{"casefold,nolazytime", "nolazytime"},
+		{"casefold,diratime", "diratime"},
+		{"casefold,nodiratime", "nodiratime"},
+		{"casefold,iversion", "iversion"},
+		{"casefold,noiversion", "noiversion"},
+		{"casefold,mand", "mand"},
+		{"casefold,nomand", "nomand"},
+		{"casefold,silent", "silent"},
+		{"casefold,loud", "loud"},
 	};
 	for (size_t i = 0; i < sizeof badval / sizeof badval[0]; i++) {
 		r = t_mount_refused(src, badval[i][0], out, sizeof out);
 		CHECK(r == 1 && strstr(out, badval[i][1]),
 		      "-o %s refused (exit %d) naming it: %s", badval[i][1], r, out);
 	}
+
+	/* and the ones foldfs(8) says are passed on */
+	r = t_mount(&m, src, "casefold,atime,noatime,dev,nodev,suid,nosuid,exec,noexec,sync,async,"
+			     "dirsync");
+	CHECK(r == 0, "atime,noatime,dev,nodev,suid,nosuid,exec,noexec,sync,async,dirsync "
+		      "accepted (%d)", r);
+	if (r == 0)
+		t_umount(&m);
 
 	/* max_read: libfuse fails INIT unless init() asks for the same size,
 	 * after a background daemon has detached (exit 0, no mount) */
@@ -1584,6 +1623,32 @@ static void sec_options(void)
 		CHECK(r == 0 && t_read_file(t_path(src, ".foldfs"), after, sizeof after) > 0 &&
 			      contains(after, "encoding=utf8-15.0.0"),
 		      "--set-encoding once unmounted: done (%d): %s", r, out);
+
+		/* a view mounted over its own SOURCE: the path the messages
+		 * named (the view's fsname) is the view itself */
+		const char *self = t_newdir("src-opts-self");
+		const char *own[] = {t_opt.foldfs, self, self, "-o", "casefold", NULL};
+		r = t_run(own, out, sizeof out, 30);
+		CHECK(r == 0 && t_is_mounted(self), "foldfs SRC SRC: mounted over itself (%d): %s",
+		      r, out);
+		if (t_is_mounted(self)) {
+			r = t_mount_refused(self, "casefold", out, sizeof out);
+			CHECK(r == 1 && contains(out, "unmount the view"),
+			      "that view as SOURCE: refused, saying to unmount it (exit %d): %s",
+			      r, out);
+			r = run_tool(out, sizeof out, t_opt.foldfs, "--info", self, NULL, NULL);
+			CHECK(r == 1 && contains(out, "unmount the view"),
+			      "foldfs --info there says to unmount it (exit %d): %s", r, out);
+			r = access(chk, X_OK) ? -2 : run_tool(out, sizeof out, chk, self, NULL, NULL, NULL);
+			CHECK(r == 8 && contains(out, "unmount the view"),
+			      "foldfs-check there: exit 8, says to unmount it (%d): %s", r, out);
+			const char *z[] = {"fusermount3", "-u", self, NULL};
+			t_run(z, NULL, 0, 10);
+			if (t_is_mounted(self)) {
+				const char *zz[] = {"umount", "-l", self, NULL};
+				t_run(zz, NULL, 0, 10);
+			}
+		}
 	}
 
 	/* mount(8) resets PATH before it runs mount.fuse3, so a foldfs that is

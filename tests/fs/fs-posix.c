@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
@@ -2186,6 +2187,75 @@ static int cf_get(const char *path)
 	return r;
 }
 
+/* mkdir in a folding directory marks the new directory (chattr +F is
+ * inherited) after mkdirat, by what the name denotes then.  Someone who
+ * may write SOURCE's parent can rename another directory over the new one
+ * in between: the mark once landed on it, on a non-empty directory of
+ * another user (which chattr +F refuses: its names would change
+ * meaning).  Here uid TUID does that, from inotify, while root makes
+ * directories through the view. */
+static void sec_mkdir_swap(void)
+{
+	t_section("mkdir in a folding directory while SOURCE's parent is renamed into");
+	const char *src = t_newdir("src-mkdir-swap");
+	struct t_mount m = {0};
+	if (t_mount(&m, src, "timeout=0"))
+		return;
+	const char *sp = t_path(src, "p"), *victim = t_path(src, "p/victim");
+	const char *snew = t_path(src, "p/new"), *vnew = t_path(m.mnt, "p/new");
+	char x[8];
+	CHECK_OK(mkdir(t_path(m.mnt, "p"), 0777), "mkdir p");
+	CHECK_OK(cf_set(t_path(m.mnt, "p")), "chattr +F p");
+	CHECK_OK(chmod(sp, 0777), "chmod 0777 p (not sticky)");
+	CHECK_OK(mkdir(victim, 0755), "SOURCE: mkdir p/victim");
+	CHECK_OK(t_write_file(t_path(victim, "Readme"), "r"), "SOURCE: p/victim/Readme");
+	CHECK_OK(chown(t_path(victim, "Readme"), TUID + 1, TUID + 1) || chown(victim, TUID + 1, TUID + 1),
+		 "chown p/victim to %d", TUID + 1);
+	fflush(stdout);
+	pid_t w = fork();
+	if (w == 0) {
+		char buf[4096];
+		int in = inotify_init1(IN_CLOEXEC);
+		if (become_user() || in < 0 || inotify_add_watch(in, sp, IN_CREATE | IN_ONLYDIR) < 0)
+			_exit(1);
+		for (;;) {
+			ssize_t l = read(in, buf, sizeof buf);
+			for (char *q = buf; l > 0 && q < buf + l;) {
+				struct inotify_event *ev = (void *)q;
+				q += sizeof *ev + ev->len;
+				if (ev->len && !strcmp(ev->name, "new"))
+					rename(victim, snew);
+			}
+		}
+	}
+	t_track_child(w);
+	long tries = 0, swaps = 0, marked = 0;
+	struct stat st;
+	double end = t_now() + 2;
+	while (t_now() < end) {
+		tries++;
+		mkdir(vnew, 0755);
+		if (stat(victim, &st) == 0) {
+			rmdir(snew);
+			continue;
+		}
+		swaps++;
+		marked += getxattr(snew, "user.foldfs.casefold", x, sizeof x) > 0;
+		removexattr(snew, "user.foldfs.casefold");
+		rename(snew, victim);
+	}
+	kill(w, SIGKILL);
+	waitpid(w, NULL, 0);
+	if (swaps == 0)
+		t_note("no rename came between a mkdir and its mark here");
+	CHECK(marked == 0 && stat(victim, &st) == 0,
+	      "%ld mkdirs, %ld raced by the rename: the non-empty directory of uid %d marked "
+	      "folding %ld times", tries, swaps, TUID + 1, marked);
+	CHECK_OK(mkdir(t_path(m.mnt, "p/calm"), 0755), "mkdir p/calm, nobody renaming");
+	CHECK(cf_get(t_path(m.mnt, "p/calm")) == 1, "p/calm inherited F");
+	t_umount(&m);
+}
+
 static void sec_user_mount(void)
 {
 	static const char fusermount[] = "/usr/bin/fusermount3";
@@ -2793,6 +2863,65 @@ static void sec_nofile_full(void)
 	t_umount(&m);
 }
 
+/* A creating call with no or one descriptor left, single-threaded (where no
+ * pruning round can be waited for): it may fail, but then must have made
+ * nothing.  The daemon once made the object and only then met EMFILE
+ * opening it for the reply: a create, which needs two (the open file's
+ * and the node's), failed with the file left behind in SOURCE, and so
+ * did mkdir, ln, mkfifo... whenever another request took the last slot
+ * between the kernel's lookup of the name and the call. */
+static void sec_nofile_create(void)
+{
+	t_section("mkdir, symlink, mknod, link, create with 0 or 1 descriptors left (-s)");
+	enum { LIM = 256, NPOOL = LIM * 3 / 8 };
+	const char *src = t_newdir("src-nofile-create");
+	char nm[32];
+	int held[LIM], nh;
+	struct stat st;
+	CHECK_OK(mkdir(t_path(src, "pool"), 0755), "SOURCE: mkdir pool");
+	for (int i = 0; i < NPOOL; i++) {
+		snprintf(nm, sizeof nm, "pool/p%03d", i);
+		if (t_write_file(t_path(src, nm), "p") != 0) {
+			CHECK(0, "SOURCE: create %s", nm);
+			return;
+		}
+	}
+	CHECK_OK(t_write_file(t_path(src, "hold"), "h"), "SOURCE: hold");
+	struct t_mount m = {0};
+	m.nofile = LIM;
+	m.single = 1;
+	if (t_mount(&m, src, ""))
+		return;
+	if (!CHECK(m.pid > 0 && daemon_fds(m.pid, LIM) > 0, "the daemon's descriptors are visible")) {
+		t_umount(&m);
+		return;
+	}
+	static const char *const what[] = {"mkdir", "symlink", "mknod (FIFO)", "link", "create"};
+	for (int k = 0; k < 10; k++) {
+		int i = k % 5, left = k / 5;
+		char name[16];
+		snprintf(name, sizeof name, "new%d", k);
+		const char *p = t_path(m.mnt, name);
+		stat(t_path(m.mnt, "hold"), &st);
+		nh = fill_fds(&m, LIM, left, held, LIM);
+		errno = 0;
+		int r = i == 0	 ? mkdir(p, 0755)
+			: i == 1 ? symlink("hold", p)
+			: i == 2 ? mknod(p, S_IFIFO | 0644, 0)
+			: i == 3 ? link(t_path(m.mnt, "hold"), p)
+				 : open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		int e = errno;
+		if (i == 4 && r >= 0)
+			close(r);
+		while (nh)
+			close(held[--nh]);
+		int made = lstat(t_path(src, name), &st) == 0;
+		CHECK(r >= 0 || !made, "%s %s with %d descriptors left: %s, %s in SOURCE", what[i],
+		      name, left, r >= 0 ? "done" : strerror(e), made ? "made" : "nothing");
+	}
+	t_umount(&m);
+}
+
 /* A fold index holds its directory's node, and so a descriptor, also once
  * the kernel has forgotten the directory; up to half the limit of them
  * are kept.  Those counted toward the half-limit mark where the daemon
@@ -3121,6 +3250,7 @@ int main(int argc, char **argv)
 	sec_nofile_negative();
 	sec_nofile_full();
 	sec_nofile_indexes();
+	sec_nofile_create();
 	sec_source_locks();
 	sec_late_release();
 	sec_stop_with_waiter();
@@ -3132,6 +3262,7 @@ int main(int argc, char **argv)
 	sec_sticky_swap();
 	sec_sticky_user_daemon();
 	sec_listxattr_race();
+	sec_mkdir_swap();
 	sec_acl();
 	sec_user_mount();
 	return t_finish();
