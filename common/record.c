@@ -568,6 +568,21 @@ static int casefold_set_once(int dirfd, int on)
 	return 0;
 }
 
+/* Is g the process's group or one of its supplementary groups? */
+static int in_group(gid_t g)
+{
+	int n = getgroups(0, NULL), in = g == getegid();
+	gid_t *list;
+
+	if (in || n <= 0 || !(list = malloc((size_t)n * sizeof *list)))
+		return in;
+	n = getgroups(n, list);
+	for (int i = 0; i < n && !in; i++)
+		in = list[i] == g;
+	free(list);
+	return in;
+}
+
 int foldfs_dir_casefold_set(int dirfd, int on)
 {
 	struct stat st;
@@ -579,6 +594,10 @@ int foldfs_dir_casefold_set(int dirfd, int on)
 	 * CAP_DAC_OVERRIDE may still flag its own read-only directory. */
 	if (r != -EACCES || fstat(dirfd, &st) < 0 || st.st_uid != geteuid() ||
 	    (st.st_mode & S_IWUSR))
+		return r;
+	/* An owner outside the directory's group cannot chmod it without
+	 * clearing its set-group-ID bit, nor set that bit again. */
+	if ((st.st_mode & S_ISGID) && !in_group(st.st_gid))
 		return r;
 	snprintf(path, sizeof path, "/proc/self/fd/%d", dirfd);
 	if (chmod(path, (st.st_mode & 07777) | S_IWUSR) < 0)
@@ -673,7 +692,7 @@ int foldfs_on_view(int fd, char *src, size_t cap)
 {
 	struct statfs sf;
 	struct stat st;
-	char *line = NULL;
+	char *line = NULL, full[4096] = "";
 	size_t len = 0;
 	int found = 0;
 	FILE *f;
@@ -701,6 +720,7 @@ int foldfs_on_view(int fd, char *src, size_t cap)
 		if (type && source && (!strcmp(type, "fuse.foldfs") ||
 				       !strcmp(type, "fuseblk.foldfs"))) {
 			unescape_octal(source, src, cap);
+			unescape_octal(source, full, sizeof full);
 			found = 1;
 		}
 	}
@@ -711,7 +731,7 @@ int foldfs_on_view(int fd, char *src, size_t cap)
 		 * otherwise with fsname=: that name does not reach the tree. */
 		struct stat ss;
 
-		if (src[0] != '/' || stat(src, &ss) < 0 ||
+		if (full[0] != '/' || stat(full, &ss) < 0 ||
 		    !S_ISDIR(ss.st_mode) ||
 		    ss.st_dev == st.st_dev)
 			found = 2;

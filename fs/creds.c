@@ -90,11 +90,27 @@ static int caller_umask(mode_t mask)
 	return 0;
 }
 
+int creds_groups(fuse_req_t req, gid_t buf[64], gid_t **list)
+{
+	int n = fuse_req_getgroups(req, 64, buf), m;
+
+	*list = buf;
+	if (n <= 64)
+		return n < 0 ? 0 : n;
+	/* The kernel checks every group, and one past the 64th can decide
+	 * (its class may even allow less than "other" does). */
+	*list = malloc((size_t)n * sizeof **list);
+	if (!*list)
+		return -ENOMEM;
+	m = fuse_req_getgroups(req, n, *list);
+	return m < 0 ? 0 : m < n ? m : n;
+}
+
 int creds_enter(fuse_req_t req, struct creds *c)
 {
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
-	gid_t groups[64];
-	int n;
+	gid_t buf[64], *groups;
+	int n, r;
 
 	c->switched = 0;
 	if (F.posix_acl) {
@@ -106,13 +122,14 @@ int creds_enter(fuse_req_t req, struct creds *c)
 		return 0;
 	/* Supplementary groups: they decide whether the caller may write
 	 * into a group-writable parent. */
-	n = fuse_req_getgroups(req, 64, groups);
+	n = creds_groups(req, buf, &groups);
 	if (n < 0)
-		n = 0;
-	if (n > 64)
-		n = 64;
-	if (syscall(SYS_setgroups, (size_t)n, groups) < 0)
-		return -errno;
+		return n;
+	r = syscall(SYS_setgroups, (size_t)n, groups) < 0 ? -errno : 0;
+	if (groups != buf)
+		free(groups);
+	if (r)
+		return r;
 	syscall(SYS_setfsgid, ctx->gid);
 	syscall(SYS_setfsuid, ctx->uid);
 	/* setfsuid reports no errors; check that it took. */

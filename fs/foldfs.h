@@ -230,6 +230,10 @@ int creds_init(void);
  * (F.posix_acl) it also takes the caller's umask, always. */
 int creds_enter(fuse_req_t req, struct creds *c);
 void creds_leave(struct creds *c);
+/* The caller's supplementary groups, all of them: buf if they fit in its
+ * 64, else a list to free().  Returns their number (0 if libfuse cannot
+ * tell) and the list in *list, or -ENOMEM. */
+int creds_groups(fuse_req_t req, gid_t buf[64], gid_t **list);
 /* Where the daemon cannot be the caller (not root): may the caller remove
  * or replace entry ent of d under d's sticky bit?  0 or -errno; always 0
  * for a root daemon, which removes and renames as the caller. */

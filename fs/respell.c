@@ -33,6 +33,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -64,20 +65,22 @@ static int take_name(const char *field, char *out)
 	return 0;
 }
 
+/* 1 or 0, or -ENOMEM */
 static int caller_in_group(fuse_req_t req, gid_t caller_gid, gid_t g)
 {
-	gid_t groups[64];
-	int n;
+	gid_t buf[64], *groups;
+	int n, in = 0;
 
 	if (g == caller_gid)
 		return 1;
-	n = fuse_req_getgroups(req, 64, groups);
-	if (n > 64)
-		n = 64;
-	for (int i = 0; i < n; i++)
-		if (groups[i] == g)
-			return 1;
-	return 0;
+	n = creds_groups(req, buf, &groups);
+	if (n < 0)
+		return n;
+	for (int i = 0; i < n && !in; i++)
+		in = groups[i] == g;
+	if (groups != buf)
+		free(groups);
+	return in;
 }
 
 /* rename(2)'s checks for taking a name out of d and putting one in, for
@@ -89,14 +92,18 @@ static int may_respell(fuse_req_t req, struct node *d, const struct stat *ent)
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
 	struct stat ds;
 	mode_t bits;
+	int in;
 
 	if (ctx->uid == 0)
 		return 0;
 	if (fstat(d->fd, &ds) < 0)
 		return -errno;
+	in = ctx->uid == ds.st_uid ? 0 : caller_in_group(req, ctx->gid, ds.st_gid);
+	if (in < 0)
+		return in;
 	if (ctx->uid == ds.st_uid)
 		bits = ds.st_mode >> 6;
-	else if (caller_in_group(req, ctx->gid, ds.st_gid))
+	else if (in)
 		bits = ds.st_mode >> 3;
 	else
 		bits = ds.st_mode;

@@ -1,24 +1,31 @@
 # fuzz/fuzz-fs.mk - libFuzzer targets for name handling outside libfold:
 # the daemon's per-directory fold index (fs/dirindex.c against a model,
-# fuzz/fuzz-index.c), the encoding record parser every mount reads
-# (common/record.c, fuzz/fuzz-record.c), the tools' UTF-8 decoder
-# against libfold's validator (tools/u8.c, fuzz/fuzz-u8.c) and the
+# fuzz/fuzz-index.c), common/record.c (the encoding record parser every
+# mount reads, the mount table reader that tells a foldfs view, the
+# casefold attribute's helpers; fuzz/fuzz-record.c), the tools' UTF-8
+# decoder against libfold's validator (tools/u8.c, fuzz/fuzz-u8.c), the
 # parser of foldfs-check's rename log (tools/foldfs-check-undo.c,
-# fuzz/fuzz-undo.c), and foldfs-check's per-directory analysis, --fix
-# dry-run spellings and reports against a model (fuzz/fuzz-scan.c).  Built like the libfold
-# targets (fuzz/fuzz.mk): clang, ASan+UBSan, into $(FUZZ_BUILD) by a
-# sub-make.  Two more work on real directories in /tmp: the daemon's
-# namespace calls and respell against the lookup rule checked on SOURCE's
-# listing (fs/ops_entry.c, fs/respell.c, fs/resolve.c, fs/dirindex.c;
-# fuzz/fuzz-names.c), and foldfs-check --fix --yes then --undo
+# fuzz/fuzz-undo.c), foldfs-check's per-directory analysis, --fix
+# dry-run spellings and reports against a model (fuzz/fuzz-scan.c), and
+# foldfs-norm as a whole against libfold (tools/foldfs-norm.c,
+# fuzz/fuzz-norm.c).  Built like the libfold targets (fuzz/fuzz.mk):
+# clang, ASan+UBSan, into $(FUZZ_BUILD) by a sub-make.  Three more work
+# on real directories in /tmp: the daemon's namespace calls and respell
+# against the lookup rule checked on SOURCE's listing and, for other
+# callers, against the kernel's own permission checks (fs/ops_entry.c,
+# fs/respell.c, fs/resolve.c, fs/dirindex.c, fs/creds.c;
+# fuzz/fuzz-names.c), foldfs-check as a whole on a tree against a model
+# of it (tools/foldfs-check.c, tools/foldfs-check-walk.c;
+# fuzz/fuzz-check.c), and foldfs-check --fix --yes then --undo
 # (tools/foldfs-check-fix.c, tools/foldfs-check-undo.c; fuzz/fuzz-fix.c).
 #
 #   make fuzz            also runs these for FUZZ_SECONDS each
-#   make check-fs-fuzz   suite: each for LIB_FUZZ_SECONDS (15), names and
-#                        fix (a few hundred calls a second: file system
-#                        work) for FS_FUZZ_SHORT_SECONDS (5)
+#   make check-fs-fuzz   suite: each for LIB_FUZZ_SECONDS (15); names,
+#                        check and fix (a few hundred calls a second:
+#                        file system work) and norm for
+#                        FS_FUZZ_SHORT_SECONDS (5)
 
-FUZZ_FS_TARGETS := index record u8 undo scan names fix
+FUZZ_FS_TARGETS := index record u8 undo scan norm check names fix
 FUZZ_FS_BINS := $(FUZZ_FS_TARGETS:%=$(FUZZ_BUILD)/fuzz-%)
 
 $(FZ_OBJ)/fuzz-index.o: fuzz/fuzz-index.c fs/foldfs.h $(FZ_HDRS)
@@ -29,7 +36,15 @@ $(FZ_OBJ)/fuzz-index.o: fuzz/fuzz-index.c fs/foldfs.h $(FZ_HDRS)
 $(BUILD)/fuzz-index: $(FZ_OBJ)/fuzz-index.o $(BUILD)/obj/fs/dirindex.o \
 		$(LIBFOLD_A)
 	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^ -lpthread
-$(BUILD)/fuzz-record: $(FZ_OBJ)/fuzz-record.o $(RECORD_O) $(LIBFOLD_A)
+# foldfs_on_view() reads the fuzzer's mount table, on the file system
+# type the fuzzer says (record.c has _FILE_OFFSET_BITS=64: glibc's
+# fstatfs64 and fopen64).
+$(FZ_OBJ)/record-wrap.o: $(RECORD_O)
+	@mkdir -p $(@D)
+	objcopy --redefine-sym fstatfs64=fuzz_fstatfs \
+	  --redefine-sym fopen64=fuzz_fopen $< $@
+$(BUILD)/fuzz-record: $(FZ_OBJ)/fuzz-record.o $(FZ_OBJ)/record-wrap.o \
+		$(LIBFOLD_A)
 	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^
 $(FZ_OBJ)/fuzz-u8.o: fuzz/fuzz-u8.c tools/u8.h tools/foldfs-check.h \
 		$(FZ_HDRS)
@@ -54,13 +69,42 @@ $(BUILD)/fuzz-scan: $(FZ_OBJ)/fuzz-scan.o \
 		$(LIBFOLD_A)
 	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^
 
+# foldfs-norm's own source, its main renamed
+$(FZ_OBJ)/fuzz-norm.o: fuzz/fuzz-norm.c tools/foldfs-norm.c tools/u8.h \
+		$(FZ_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) $(TOOLS_CFLAGS) -Itools -c -o $@ $<
+$(BUILD)/fuzz-norm: $(FZ_OBJ)/fuzz-norm.o $(BUILD)/obj/tools/u8.o \
+		$(LIBFOLD_A)
+	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^
+
+# foldfs-check's own source, its main renamed, and the rest of it
+$(FZ_OBJ)/fuzz-check.o: fuzz/fuzz-check.c tools/foldfs-check.c \
+		tools/foldfs-check.h $(FZ_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) $(TOOLS_CFLAGS) -Itools -c -o $@ $<
+# (setting the casefold attribute fails where the fuzzer says)
+$(FZ_OBJ)/record-xfail.o: $(RECORD_O)
+	@mkdir -p $(@D)
+	objcopy --redefine-sym fsetxattr=fuzz_fsetxattr $< $@
+$(BUILD)/fuzz-check: $(FZ_OBJ)/fuzz-check.o $(FZ_OBJ)/record-xfail.o \
+		$(addprefix $(BUILD)/obj/tools/,foldfs-check-walk.o \
+		  foldfs-check-scan.o foldfs-check-fix.o foldfs-check-undo.o \
+		  foldfs-check-report.o u8.o) $(LIBFOLD_A)
+	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^
+
 $(FZ_OBJ)/fuzz-names.o: fuzz/fuzz-names.c fs/foldfs.h fs/respell.h \
 		fs/foldfs_ioctl.h $(FZ_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(FUSE3_CFLAGS) -Ifs -c -o $@ $<
-$(BUILD)/fuzz-names: $(FZ_OBJ)/fuzz-names.o \
+# The index's clock is the fuzzer's (the sweep of removed directories
+# acts at most once a second).
+$(FZ_OBJ)/dirindex-clock.o: $(BUILD)/obj/fs/dirindex.o
+	@mkdir -p $(@D)
+	objcopy --redefine-sym clock_gettime=fuzz_clock_gettime $< $@
+$(BUILD)/fuzz-names: $(FZ_OBJ)/fuzz-names.o $(FZ_OBJ)/dirindex-clock.o \
 		$(addprefix $(BUILD)/obj/fs/,ops_entry.o respell.o resolve.o \
-		  dirindex.o) $(LIBFOLD_A)
+		  creds.o) $(LIBFOLD_A)
 	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^ -lpthread
 
 $(FZ_OBJ)/fuzz-fix.o: fuzz/fuzz-fix.c tools/foldfs-check.h $(FZ_HDRS)
@@ -74,7 +118,12 @@ $(BUILD)/fuzz-fix: $(FZ_OBJ)/fuzz-fix.o \
 
 # A valid input of each text format (printf format), so that runs start
 # past the header.
-FUZZ_SEED_record := format=1\nencoding=utf8-12.1.0\nflags=strict\ncreated=2026-01-01T00:00:00Z\ncreator=foldfs 0.1.0\n
+# record: then the same with a mount table (a view of another device, one
+# of ours with optional fields and a source of escaped bytes, another
+# type) and the casefold attribute set, got and cleared by root and by an
+# owner who may not write the directory (which is set-group-ID with a
+# group the owner is not in, at the end)
+FUZZ_SEED_record := format=1\nencoding=utf8-12.1.0\nflags=strict\ncreated=2026-01-01T00:00:00Z\ncreator=foldfs 0.1.0\n\036format=1\nencoding=utf8\n\000M\153\001\004/src\020\012/my src\\1\t\040\003abc\002\003\012\004\020\002\060\002\027\002\003\007\026\125\027\003\014\007\066\325\027\013
 FUZZ_SEED_undo := \# foldfs-check rename log, format 2\nrename 2f746d70 52 72 12\nrename 2f 41 61 7\nfailed 2f 41 61 7\nrename 2f 42 62\n
 # index: classes of eight spellings, a rebuild that leaves free slots and
 # a table that outgrows them; long names whose deletion leaves the pool
@@ -93,8 +142,29 @@ FUZZ_SEED_scan := \005\012\005Report.txt/report.TXT/R\303\251sum\303\251/Re\314\
 # unlink in SOURCE, respell's bad names and a respelling onto the
 # record's; then a strict record, polling, ill-formed names and
 # spellings of the record; then ASCII with a root that does not fold, and
-# a .foldfs that is no record (not at the root)
-FUZZ_SEED_names := \030\003mReadme.txt\000lREADME.TXT\000cReadMe.TXT\000eREADME.txt\000oreadme.txt\000lREADME.TXT\000rREADME.TXT/ReadMe.Txt\000pREADME.txt/README.TXT\000m.FOLDFS\000l.foldfs\000u.Foldfs\000xreadme.txt/Other\000NOTHER/other\000kREADME.TXT\000lreadme.TXT\000wA/B\000p../..\000p./.\000p/x\000pA/\000o.FOLDFS\000p.FOLDFS/.Foldfs\036\070\017m.FOLDFS\000o.Foldfs\000l.FOLDFS\000MA\377\000LA\377\000Oa\377\000La\377\000PA\377/a\377\000Ta/A\000ea\000EA\000XA/.foldfs\000XA/.FOLDFS\000nA/B\000kA\000la\036\271\000m.FOLDFS\000m.foldfs\000l.Foldfs\000ra/.foldfs\000ra/.FOLDFS\000pa/A\000M.foldfs\000L.foldfs
+# a .foldfs that is no record (not at the root); directories, links,
+# symlinks and whiteouts, one of them onto a folding spelling; respells
+# by other callers (a user daemon, a root one, a sticky directory, its
+# owner respelling root's entry there, a caller in more than 64 groups,
+# the 70th of which denies what "other" allows); the sweep of a removed
+# directory's index, also in a later round; a mkdir whose folding mark
+# fails, and one under -o casefold
+FUZZ_SEED_names := \030\003mReadme.txt\000lREADME.TXT\000cReadMe.TXT\000eREADME.txt\000oreadme.txt\000lREADME.TXT\000rREADME.TXT/ReadMe.Txt\000pREADME.txt/README.TXT\000m.FOLDFS\000l.foldfs\000u.Foldfs\000xreadme.txt/Other\000NOTHER/other\000kREADME.TXT\000lreadme.TXT\000wA/B\000p../..\000p./.\000p/x\000pA/\000o.FOLDFS\000p.FOLDFS/.Foldfs\036\070\017m.FOLDFS\000o.Foldfs\000l.FOLDFS\000MA\377\000LA\377\000Oa\377\000La\377\000PA\377/a\377\000Ta/A\000ea\000EA\000XA/.foldfs\000XA/.FOLDFS\000nA/B\000kA\000la\036\271\000m.FOLDFS\000m.foldfs\000l.Foldfs\000ra/.foldfs\000ra/.FOLDFS\000pa/A\000M.foldfs\000L.foldfs\036\030\003dDir\000lDIR\000mfile\000hFILE/Hard\000jfile/Linked\000sSym/some/target\000lSYM\000cSYM\000cDIR\000uDIR\000vFILE\000fFull\000vfull\000rfile/DIR\000rdir/FILE\000rdir/Full\000yfile/Moved\000lFILE\000mFILE2\000zmoved/x\000vdir\036\030\003mFoo\000i\001\001\001\355\000\000\000qfoo/FOO\000i\001\002\001\377\002\025\000qFOO/foo\000mBar\000QBAR/bar\000i\002\001\010\333\001\125\000qfoo/FOo\000i\002\001\011\333\002\125\000qfoo/FOO\036\030\003mA\000MB\000lx\000Lx\000g\002\000g\005\000MC\000LX\000g\004\000LX\000g\015\000MC\000LX\000g\035\036\030\043dDir\000lDIR\000DDir\036\030\103dDir\000DX\036\046\003mFoo\000i\001\056\056\213\213\213\000qFOO/foo\036\030\003mFoo\000i\001\001\012\307\001\010\000qfoo/FOO\000i\001\001\012\307\001\110\000qFOO/fOO\036\030\003mFoo\000i\001\001\001\377\003\001\000qfoo/FOO\000i\001\001\001\377\003\101\000qFOO/foo
+# norm: names on standard input (one ill-formed, one empty, the last
+# without a newline); --escape -0 with controls, a bidi override, a
+# backslash and NEL; --hash with a --seed from a FILE; --check --strict;
+# --cmp -v; --profile ext4 --escape on "-"; usage errors (--profile with
+# --encoding, --compat with nfc); --strict stopping; ascii; -v --cmp
+# under nfkc_cf and compat
+FUZZ_SEED_norm := \006\000\000Stra\303\237e\nREADME\nbad\377name\n\nlast\036\141\000\000e\314\201\000tab\there\000new\nline\000bidi\342\200\256x\000back\\slash\000\302\205nel\000ls\342\200\250\036\016\000\005\001\002\003\004\005\006\007\010\011\012\013\014\015\016\017\020Readme\nREADME\n\377\036\226\000\001ok\nbad\300\200\nalso\377\036\036\200\003Stra\303\237e\000STRASSE\036\047\000\002A\342\200\215B\nK\n\036\007\001\000x\036\001\040\000x\036\206\000\000good\nbad\377\nnever\036\006\002\000\303\200B\nab\036\275\053\013\357\254\201\000fi
+# check: folding by the attribute, groups in the root and below (one of
+# directories), NFC and NFD spellings; a record in the root with
+# --fix's dry run; a strict record in the parent with -x and --max-fds
+# 8; --casefold-dir, and one that fails at the third directory; PATH
+# with a trailing '/'; --info of a tree without its own record; the
+# record's --set-encoding; a usage error; the chain of directories with
+# --max-fds 2; a second PATH that does not exist
+FUZZ_SEED_check := \030\004\000\000Readme/\000README\000readme/x\000sub/A\000sub/a\000d\303\251j\303\240/\000de\314\201ja\314\200/y\036\030\205\003\000A\000a\000B/b\000B/B\036\070\346\200\000A\000a\036\070\011\002\000x/y/z\000X\036\030\000\002\003a/b/c\000d/e\036\030\024\000\000X/y\000x/Y\036\030\004\001\001Same/\000SAME/x\036\030\004\006\006Same/\000SAME/x\036\030\004\007\012Same/\000SAME/x\036\030\054\100\000a/b/c\000A/b/c\036\030\350\043\000F/x\000f/X\000G/y
 # fix: collisions in a directory (a log from an earlier run there); JSON
 # reports, names stretched to 252 bytes and a log name with a newline; two
 # runs, the second renaming what the first did
@@ -104,7 +174,7 @@ FUZZ_SEED_fix := \030\002Report.txt/report.TXT/REPORT.txt/Stra\303\237e/STRASSE/
 FUZZ_FS_RUN = sh fuzz/run-fuzz.sh $(1) $(FUZZ_BUILD)/fuzz-$(1) $(FUZZ_CORPUS)/$(1) $(2) '$(FUZZ_SEED_$(1))'
 
 FS_FUZZ_SHORT_SECONDS ?= 5
-FUZZ_CHECK_SECONDS = $(if $(filter names fix,$(1)),$(FS_FUZZ_SHORT_SECONDS),$(LIB_FUZZ_SECONDS))
+FUZZ_CHECK_SECONDS = $(if $(filter norm check names fix,$(1)),$(FS_FUZZ_SHORT_SECONDS),$(LIB_FUZZ_SECONDS))
 
 .PHONY: check-fs-fuzz fuzz-fs-run
 fuzz: fuzz-fs-run

@@ -1,10 +1,11 @@
 /*
  * fuzz-names.c - the daemon's name handling in its namespace calls:
- * lookup, mknod, create, unlink and rename (fs/ops_entry.c) and
- * FOLDFS_IOC_RESPELL (fs/respell.c), with resolve.c and dirindex.c under
- * them, run on a real SOURCE: two directories in a scratch directory, the
- * view root (holding the record .foldfs) and another one ($TMPDIR, else
- * /tmp).
+ * lookup, mknod, create, mkdir, symlink, link, unlink, rmdir and rename
+ * (with RENAME_NOREPLACE, RENAME_EXCHANGE and RENAME_WHITEOUT;
+ * fs/ops_entry.c) and FOLDFS_IOC_RESPELL (fs/respell.c), with resolve.c,
+ * dirindex.c and creds.c under them, run on a real SOURCE: two
+ * directories in a scratch directory, the view root (holding the record
+ * .foldfs) and another one ($TMPDIR, else /tmp).
  *
  * Each call is checked against SOURCE's own listing, read before and
  * after it, by these rules (foldfs(8)):
@@ -15,33 +16,69 @@
  *  - a creating call refuses the record and, at a folding root, any
  *    spelling of it (EPERM), an ill-formed name under a strict record
  *    (EINVAL), and a name that denotes an entry (EEXIST; a plain O_CREAT
- *    opens that entry);
- *  - unlink removes the entry the spelling denotes; rename moves it onto
- *    the name given, or onto the entry newname denotes with newname's
- *    spelling (EEXIST with RENAME_NOREPLACE), or just respells it when
- *    that is the entry itself; RENAME_EXCHANGE swaps the two entries;
+ *    opens that entry); link refuses a directory (EPERM) and adds a name
+ *    of the same inode; symlink's entry holds the target; a directory
+ *    made in a folding directory is marked folding (but with -o
+ *    casefold), and where that fails the mkdir is undone and fails;
+ *  - unlink removes the entry the spelling denotes (EISDIR for a
+ *    directory), rmdir a directory (ENOTDIR, ENOTEMPTY); rename moves it
+ *    onto the name given, or onto the entry newname denotes with
+ *    newname's spelling (EEXIST with RENAME_NOREPLACE; EISDIR, ENOTDIR,
+ *    ENOTEMPTY as rename(2) for the entry replaced), or just respells it
+ *    when that is the entry itself; RENAME_EXCHANGE swaps the two
+ *    entries; RENAME_WHITEOUT leaves a new whiteout under the stored
+ *    name moved away, which later lookups of its spellings find;
  *  - respell refuses empty, ".", "..", "/" and unterminated names, plain
  *    directories, a `to` not equivalent to the entry, the record's
  *    spellings at the root (EPERM) and a `to` stored already (EEXIST);
+ *    for a caller other than root it answers as rename(2) would for that
+ *    caller (EACCES, EPERM), the reference being the kernel: a rename of
+ *    the entry done with the caller's fsuid, fsgid and all its groups
+ *    (where the fuzzer is root), whether the daemon is root and renames
+ *    as the caller (creds.c) or is not and checks the mode bits itself
+ *    (may_respell); the daemon's own credentials are back afterwards;
  *  - the call answers with the error the rule gives and changes SOURCE
- *    exactly as the rule says (names and inode numbers compared).
+ *    exactly as the rule says (names, inode numbers and types compared).
  * Changes made directly in SOURCE are reported to the index as watch.c
  * does (per name, as inotify, or by marking the index stale, as polling),
  * deletions only when input says so: a stale index entry must then not
- * change any answer.  At the end every stored name is looked up in upper
- * and in lower case.
+ * change any answer.  The sweep of indexes of directories gone from
+ * SOURCE (idx_sweep_gone) runs on a clock the input moves: it acts at
+ * most once a second, and then drops exactly the indexes of directories
+ * that are removed and that the kernel has forgotten.  Every index holds
+ * its directory node once (node_hold/node_put counted).  At the end every
+ * stored name is looked up in upper and in lower case.
  *
  * Input: byte 0 the encoding and flags (fuzz_enc below), byte 1 options:
  * bit 0 the root folds, bit 1 the other directory folds, bit 2 deletions
  * made in SOURCE go unreported, bit 3 polling, bit 4 an index budget of
- * one byte (each index built evicts the other).  Then NUL-separated
- * records: an opcode and a name, or two names split at the first '/':
+ * one byte (each index built evicts the other), bit 5 marking a new
+ * directory folding fails (ENOTSUP), bit 6 -o casefold.  Then
+ * NUL-separated records: an opcode and a name, or two names split at the
+ * first '/':
  *   l L  lookup              m M  mknod            c C  create (O_CREAT)
  *   e E  create (O_EXCL)     u U  unlink           p P  respell from/to
  *   t T  respell, `to` unterminated                o O  create in SOURCE
- *   k K  unlink in SOURCE    r R  rename in the directory
+ *   k K  remove in SOURCE    r R  rename in the directory
  *   n N  rename, RENAME_NOREPLACE                  w W  RENAME_EXCHANGE
  *   x X  rename into the other directory
+ *   d D  mkdir               v V  rmdir            s S  symlink name/target
+ *   h H  link a/b            j J  link a/b, b in the other directory
+ *   y Y  rename, RENAME_WHITEOUT
+ *   z Z  rename into the other directory, RENAME_WHITEOUT|RENAME_NOREPLACE
+ *   f F  mkdir in SOURCE, with a file in it
+ *   i I  the caller and the directory's permissions, from the name's
+ *        bytes: [0] uid, [1] gid (0, 1000, 1001 by value mod 3), [2]
+ *        bits 0-2 supplementary groups 1000-1002, bit 3 seventy lower
+ *        ones (listed first, as the kernel sorts them); [3] and [4]
+ *        (low 4 bits) the directory's mode, [5] bits 0-1 its owner, 2-3
+ *        its group, 4-5 the owner of every entry in it (0, 1000, 1001),
+ *        bit 6 the daemon is root
+ *   q Q  respell from/to as that caller
+ *   g    sweep, from the name's first byte: bit 0 the other directory
+ *        is removed in SOURCE (and made anew afterwards), bits 1-2 the
+ *        kernel has forgotten the root, the other directory; bits 3-4
+ *        the clock moves on by that many half seconds first
  * lower case in the root, upper case in the other one.
  *
  * The daemon's other modules are stubbed here, and so are libfuse's
@@ -55,6 +92,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "foldfs.h"
@@ -66,6 +104,9 @@
 #endif
 #ifndef RENAME_EXCHANGE
 #define RENAME_EXCHANGE (1 << 1)
+#endif
+#ifndef RENAME_WHITEOUT
+#define RENAME_WHITEOUT (1 << 2)
 #endif
 
 struct foldfs F;
@@ -85,7 +126,7 @@ static void fail(const char *what, const char *a, const char *b)
 /* ---- the two directories and the stubbed daemon ---- */
 
 static struct dirstate ds[2];
-static struct node dirs[2], leaf = { .type = S_IFREG };
+static struct node dirs[2], leaf = { .fd = -1, .type = S_IFREG };
 static char base[256];
 
 /* Changes made in SOURCE not yet seen by the index, per directory. */
@@ -97,6 +138,39 @@ static int overflow[2]; /* more than that: events lost (IN_Q_OVERFLOW) */
 /* What the last call answered. */
 static int got_err;		/* -1: no reply yet */
 static ino_t got_ino;		/* the entry of the reply */
+
+/* Holds on the two directory nodes (an index holds its node once), the
+ * nodes the kernel has forgotten (sweep), the lookup counts taken back
+ * from the leaf, and what a mkdir did to mark its directory folding. */
+static long refs[2];
+static int forgotten[2];
+static unsigned long leaf_forgets;
+static int mark_calls, mark_fail, fold_set;
+static ino_t mark_ino;
+
+/* The caller: root, or whom an 'i' record names. */
+static struct fuse_ctx g_ctx;
+static gid_t g_groups[80];
+static int g_ngroups;
+
+/* The clock the sweep reads (dirindex.o's clock_gettime is this one,
+ * fuzz-fs.mk): CLOCK_MONOTONIC moves only when the input says. */
+static uint64_t fake_ns = 1000000000ull;
+static int have_whiteout; /* SOURCE makes whiteouts */
+
+int fuzz_clock_gettime(clockid_t clk, struct timespec *ts)
+{
+	if (clk != CLOCK_MONOTONIC)
+		return clock_gettime(clk, ts);
+	ts->tv_sec = (time_t)(fake_ns / 1000000000u);
+	ts->tv_nsec = (long)(fake_ns % 1000000000u);
+	return 0;
+}
+
+static int dir_no(const struct node *n)
+{
+	return n == &dirs[0] ? 0 : n == &dirs[1] ? 1 : -1;
+}
 
 struct node *node_root(void)
 {
@@ -110,8 +184,10 @@ int dir_folds(struct node *d)
 
 void dir_set_fold(struct node *d, int on)
 {
-	(void)d;
-	(void)on;
+	if (d != &leaf)
+		fail("dir_set_fold on another node than the new one", NULL,
+		     NULL);
+	fold_set = on;
 }
 
 void fold_refresh(struct node *d)
@@ -122,7 +198,17 @@ void fold_refresh(struct node *d)
 struct node *node_get(int fd, const struct stat *st)
 {
 	got_ino = st->st_ino;
-	close(fd);
+	leaf.ino = st->st_ino;
+	leaf.type = st->st_mode & S_IFMT;
+	/* a new directory is checked for emptiness before its mark
+	 * (new_dir_ours): kept until the next node_get */
+	if (leaf.fd >= 0)
+		close(leaf.fd);
+	leaf.fd = -1;
+	if (S_ISDIR(st->st_mode))
+		leaf.fd = fd;
+	else
+		close(fd);
 	return &leaf;
 }
 
@@ -134,24 +220,34 @@ struct node *node_find(const struct stat *st)
 
 void node_forget(struct node *n, uint64_t nlookup)
 {
-	(void)n;
-	(void)nlookup;
+	if (n != &leaf || nlookup != 1)
+		fail("node_forget of another node or count", NULL, NULL);
+	leaf_forgets++;
 }
 
 void node_hold(struct node *n)
 {
-	(void)n;
+	if (dir_no(n) < 0)
+		fail("node_hold of a node that is no directory", NULL, NULL);
+	refs[dir_no(n)]++;
 }
 
 void node_put(struct node *n)
 {
-	(void)n;
+	if (dir_no(n) < 0 || --refs[dir_no(n)] < 0)
+		fail("node_put without a hold", NULL, NULL);
 }
 
 int node_hold_if_forgotten(struct node *n)
 {
-	(void)n;
-	return 0;
+	int i = dir_no(n);
+
+	if (i < 0)
+		fail("the sweep found a node that is no directory", NULL, NULL);
+	if (!forgotten[i])
+		return 0;
+	refs[i]++;
+	return 1;
 }
 
 void node_procname(const struct node *n, char buf[64])
@@ -223,13 +319,6 @@ int prune_negative_ok(void)
 	return 1;
 }
 
-int creds_enter(fuse_req_t req, struct creds *c)
-{
-	(void)req;
-	c->switched = 0;
-	return 0;
-}
-
 /* setattr's truncation: as root, SOURCE has no set-ID bits to drop here */
 int file_as_writer(fuse_req_t req, int fd, struct creds *c)
 {
@@ -239,30 +328,20 @@ int file_as_writer(fuse_req_t req, int fd, struct creds *c)
 	return 0;
 }
 
-void creds_leave(struct creds *c)
-{
-	(void)c;
-}
-
-/* the fuzzed daemon is root (switch_creds): SOURCE checks the caller */
-int creds_sticky(fuse_req_t req, struct node *d, const struct stat *ent)
-{
-	(void)req;
-	(void)d;
-	(void)ent;
-	return 0;
-}
-
 void file_undirect(int fd)
 {
 	(void)fd;
 }
 
+/* Marks the directory a mkdir made (the leaf, last node_get). */
 int foldfs_dir_casefold_set(int dirfd, int on)
 {
 	(void)dirfd;
-	(void)on;
-	return 0;
+	if (!on)
+		fail("a new directory was marked not folding", NULL, NULL);
+	mark_calls++;
+	mark_ino = leaf.ino;
+	return mark_fail ? -ENOTSUP : 0;
 }
 
 double coh_entry_timeout(struct node *d, int is_dir)
@@ -392,18 +471,17 @@ int fuse_reply_ioctl(fuse_req_t req, int result, const void *buf,
 
 const struct fuse_ctx *fuse_req_ctx(fuse_req_t req)
 {
-	static const struct fuse_ctx root = { 0 };
-
 	(void)req;
-	return &root;
+	return &g_ctx;
 }
 
+/* As libfuse's: all the caller's groups counted, size of them given. */
 int fuse_req_getgroups(fuse_req_t req, int size, gid_t list[])
 {
 	(void)req;
-	(void)size;
-	(void)list;
-	return 0;
+	for (int i = 0; i < g_ngroups && i < size; i++)
+		list[i] = g_groups[i];
+	return g_ngroups;
 }
 
 /* ---- SOURCE's listing and the rules ---- */
@@ -414,6 +492,7 @@ struct listing {
 	size_t n;
 	char name[LIST_MAX][NAME_BUF];
 	ino_t ino[LIST_MAX];
+	unsigned char type[LIST_MAX]; /* DT_* */
 	char *key[LIST_MAX]; /* fold keys, made on first use */
 	size_t keylen[LIST_MAX];
 };
@@ -446,6 +525,7 @@ static void list_read(int d, struct listing *l)
 			fail("too many entries", NULL, NULL);
 		strcpy(l->name[l->n], de->d_name);
 		l->ino[l->n] = de->d_ino;
+		l->type[l->n] = de->d_type;
 		l->key[l->n] = NULL;
 		l->n++;
 	}
@@ -541,6 +621,7 @@ static void want_from_before(void)
 		for (size_t i = 0; i < before[d].n; i++) {
 			strcpy(want[d].name[i], before[d].name[i]);
 			want[d].ino[i] = before[d].ino[i];
+			want[d].type[i] = before[d].type[i];
 		}
 	}
 }
@@ -554,11 +635,12 @@ static void want_del(int d, const char *name)
 	if ((size_t)i != --want[d].n) {
 		strcpy(want[d].name[i], want[d].name[want[d].n]);
 		want[d].ino[i] = want[d].ino[want[d].n];
+		want[d].type[i] = want[d].type[want[d].n];
 	}
 }
 
-/* ino 0: a new inode, whatever its number. */
-static void want_set(int d, const char *name, ino_t ino)
+/* ino 0: a new inode, whatever its number; type DT_*. */
+static void want_set(int d, const char *name, ino_t ino, unsigned char type)
 {
 	int i = find_exact(&want[d], name);
 
@@ -567,6 +649,7 @@ static void want_set(int d, const char *name, ino_t ino)
 		strcpy(want[d].name[i], name);
 	}
 	want[d].ino[i] = ino;
+	want[d].type[i] = type;
 }
 
 /* SOURCE now holds exactly want (a name with ino 0 holds a new inode,
@@ -591,6 +674,9 @@ static ino_t check_listing(void)
 			if (want[d].ino[i] && after[d].ino[j] != want[d].ino[i])
 				fail("a name holds another entry than the rule "
 				     "says", want[d].name[i], NULL);
+			if (after[d].type[j] != want[d].type[i])
+				fail("a name holds another type of file than "
+				     "the rule says", want[d].name[i], NULL);
 			if (!want[d].ino[i]) {
 				if (find_exact(&before[d], want[d].name[i]) >= 0 &&
 				    before[d].ino[find_exact(&before[d],
@@ -640,19 +726,127 @@ static int create_refusal(int d, const char *name)
 	return 0;
 }
 
-static void do_mknod(int d, const char *name)
+/* ... and the entry a creating call finds: EEXIST. */
+static int create_rule(int d, const char *name)
 {
 	int e = create_refusal(d, name);
 
-	want_from_before();
 	if (!e && denotes(d, &before[d], name) >= 0)
 		e = EEXIST;
+	return e;
+}
+
+/* Does stored name `name` in d hold a directory with entries? */
+static int nonempty(int d, const char *name)
+{
+	int fd = openat(dirs[d].fd, name,
+			O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *dir = fd < 0 ? NULL : fdopendir(fd);
+	struct dirent *de;
+	int n = 0;
+
+	if (!dir)
+		fail("cannot read a subdirectory", name, NULL);
+	while ((de = readdir(dir)))
+		n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+	closedir(dir);
+	return n > 0;
+}
+
+static void do_mknod(int d, const char *name)
+{
+	int e;
+
+	want_from_before();
+	e = create_rule(d, name);
 	if (!e)
-		want_set(d, name, 0);
+		want_set(d, name, 0, DT_REG);
 	got_err = -1;
 	op_mknod(NULL, node_id(&dirs[d]), name, S_IFREG | 0644, 0);
 	expect_err(e, "mknod", name, NULL);
 	check_listing();
+}
+
+static void do_mkdir(int d, const char *name)
+{
+	int e, mark;
+	ino_t fresh;
+
+	want_from_before();
+	e = create_rule(d, name);
+	mark = !e && folds(d) && !F.casefold_all;
+	if (mark && mark_fail)
+		e = ENOTSUP; /* undone */
+	else if (!e)
+		want_set(d, name, 0, DT_DIR);
+	got_err = -1;
+	mark_calls = 0;
+	fold_set = 0;
+	leaf_forgets = 0;
+	op_mkdir(NULL, node_id(&dirs[d]), name, 0755);
+	expect_err(e, "mkdir", name, NULL);
+	fresh = check_listing();
+	if (mark_calls != mark)
+		fail(mark ? "a directory made in a folding one was not marked "
+			    "folding"
+			  : "a directory was marked folding", name, NULL);
+	if (mark && !mark_fail && (mark_ino != fresh || fold_set != 1))
+		fail("another directory than the new one was marked folding",
+		     name, NULL);
+	if (leaf_forgets != (unsigned long)(mark && mark_fail))
+		fail("an undone mkdir did not take back the entry's lookup",
+		     name, NULL);
+}
+
+static void do_symlink(int d, const char *name, const char *target)
+{
+	char got[NAME_BUF + 1];
+	ssize_t n;
+	int e;
+
+	want_from_before();
+	e = create_rule(d, name);
+	if (!e)
+		want_set(d, name, 0, DT_LNK);
+	got_err = -1;
+	op_symlink(NULL, target, node_id(&dirs[d]), name);
+	expect_err(e, "symlink", name, target);
+	check_listing();
+	if (e)
+		return;
+	n = readlinkat(dirs[d].fd, name, got, sizeof got);
+	if (n < 0 || (size_t)n != strlen(target) ||
+	    memcmp(got, target, (size_t)n))
+		fail("a symlink does not hold its target", name, target);
+}
+
+/* link: the entry `name` denotes in d1 (as the kernel found it) gets the
+ * name newname in d2 too. */
+static void do_link(int d1, const char *name, int d2, const char *newname)
+{
+	static struct node obj;
+	int e, j = denotes(d1, &before[d1], name);
+
+	if (j < 0)
+		return; /* the kernel found nothing to link */
+	obj.fd = openat(dirs[d1].fd, before[d1].name[j],
+			O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (obj.fd < 0)
+		fail("cannot open an entry to link", before[d1].name[j], NULL);
+	want_from_before();
+	e = create_rule(d2, newname);
+	if (!e && before[d1].type[j] == DT_DIR)
+		e = EPERM;
+	if (!e)
+		want_set(d2, newname, before[d1].ino[j], before[d1].type[j]);
+	got_err = -1;
+	op_link(NULL, node_id(&obj), node_id(&dirs[d2]), newname);
+	close(obj.fd);
+	expect_err(e, "link", name, newname);
+	check_listing();
+	if (!e && got_ino != before[d1].ino[j])
+		fail("link answered another entry than the one linked", name,
+		     newname);
 }
 
 static void do_create(int d, const char *name, int excl)
@@ -668,8 +862,14 @@ static void do_create(int d, const char *name, int excl)
 		j = denotes(d, &before[d], name);
 		if (j >= 0 && excl)
 			e = EEXIST;
+		else if (j >= 0 && before[d].type[j] != DT_REG && !folds(d))
+			return; /* the kernel opens what it found itself */
+		else if (j >= 0 && before[d].type[j] == DT_DIR)
+			e = EISDIR;
+		else if (j >= 0 && before[d].type[j] != DT_REG)
+			e = ESTALE; /* the kernel looks again, opens that */
 		else if (j < 0)
-			want_set(d, name, 0);
+			want_set(d, name, 0, DT_REG);
 	}
 	got_err = -1;
 	got_ino = 0;
@@ -682,21 +882,59 @@ static void do_create(int d, const char *name, int excl)
 
 static void do_unlink(int d, const char *name)
 {
-	int j = denotes(d, &before[d], name);
+	int e = 0, j = denotes(d, &before[d], name);
 
 	want_from_before();
-	if (j >= 0)
+	if (j < 0)
+		e = ENOENT;
+	else if (before[d].type[j] == DT_DIR)
+		e = EISDIR;
+	else
 		want_del(d, before[d].name[j]);
 	got_err = -1;
 	op_unlink(NULL, node_id(&dirs[d]), name);
-	expect_err(j >= 0 ? 0 : ENOENT, "unlink", name, NULL);
+	expect_err(e, "unlink", name, NULL);
 	check_listing();
+}
+
+static void do_rmdir(int d, const char *name)
+{
+	int e = 0, j = denotes(d, &before[d], name);
+
+	want_from_before();
+	if (j < 0)
+		e = ENOENT;
+	else if (before[d].type[j] != DT_DIR)
+		e = ENOTDIR;
+	else if (nonempty(d, before[d].name[j]))
+		e = ENOTEMPTY;
+	else
+		want_del(d, before[d].name[j]);
+	got_err = -1;
+	op_rmdir(NULL, node_id(&dirs[d]), name);
+	expect_err(e, "rmdir", name, NULL);
+	check_listing();
+}
+
+/* rename(2)'s answer for replacing entry t of d2 by entry j of d1. */
+static int replace_err(int d1, int j, int d2, int t)
+{
+	int sdir = before[d1].type[j] == DT_DIR;
+	int tdir = before[d2].type[t] == DT_DIR;
+
+	if (sdir && !tdir)
+		return ENOTDIR;
+	if (!sdir && tdir)
+		return EISDIR;
+	if (tdir && nonempty(d2, before[d2].name[t]))
+		return ENOTEMPTY;
+	return 0;
 }
 
 static void do_rename(int d1, const char *name, int d2, const char *newname,
 		      unsigned flags)
 {
-	int e = 0, j, t = -1;
+	int e = 0, j, t = -1, moved = 0;
 
 	want_from_before();
 	j = denotes(d1, &before[d1], name);
@@ -709,6 +947,11 @@ static void do_rename(int d1, const char *name, int d2, const char *newname,
 		e = EINVAL;
 	if (!e)
 		t = denotes(d2, &before[d2], newname);
+	/* Two names of one inode: the kernel finds one inode for both and
+	 * sends no rename (vfs_rename returns 0 itself). */
+	if (t >= 0 && !(d1 == d2 && t == j) &&
+	    before[d1].ino[j] == before[d2].ino[t])
+		return;
 	if (e) {
 		/* refused */
 	} else if (flags & RENAME_EXCHANGE) {
@@ -716,31 +959,42 @@ static void do_rename(int d1, const char *name, int d2, const char *newname,
 			e = ENOENT;
 		} else if (!(d1 == d2 && t == j)) {
 			/* both stored names stay; their entries swap */
-			want_set(d1, before[d1].name[j], before[d2].ino[t]);
-			want_set(d2, before[d2].name[t], before[d1].ino[j]);
+			want_set(d1, before[d1].name[j], before[d2].ino[t],
+				 before[d2].type[t]);
+			want_set(d2, before[d2].name[t], before[d1].ino[j],
+				 before[d1].type[j]);
 		}
 	} else if (t >= 0 && strcmp(before[d2].name[t], newname)) {
 		/* newname is another spelling of an entry */
 		if (d1 == d2 && t == j) {
+			/* a respelling: nothing is left behind */
 			want_del(d1, before[d1].name[j]);
-			want_set(d2, newname, before[d1].ino[j]);
+			want_set(d2, newname, before[d1].ino[j],
+				 before[d1].type[j]);
 		} else if (flags & RENAME_NOREPLACE) {
 			e = EEXIST;
-		} else {
+		} else if (!(e = replace_err(d1, j, d2, t))) {
 			want_del(d1, before[d1].name[j]);
 			want_del(d2, before[d2].name[t]);
-			want_set(d2, newname, before[d1].ino[j]);
+			want_set(d2, newname, before[d1].ino[j],
+				 before[d1].type[j]);
+			moved = 1;
 		}
 	} else if (t >= 0 && (flags & RENAME_NOREPLACE)) {
 		e = EEXIST;
-	} else if (!(t >= 0 && d1 == d2 && t == j)) {
+	} else if (!(t >= 0 && d1 == d2 && t == j) &&
+		   !(t >= 0 && (e = replace_err(d1, j, d2, t)))) {
 		want_del(d1, before[d1].name[j]);
-		want_set(d2, newname, before[d1].ino[j]);
+		want_set(d2, newname, before[d1].ino[j], before[d1].type[j]);
+		moved = 1;
 	}
+	if (moved && (flags & RENAME_WHITEOUT))
+		want_set(d1, before[d1].name[j], 0, DT_CHR);
 	got_err = -1;
 	op_rename(NULL, node_id(&dirs[d1]), name, node_id(&dirs[d2]), newname,
 		  flags);
 	expect_err(e, flags & RENAME_EXCHANGE	  ? "rename (exchange)"
+		      : flags & RENAME_WHITEOUT  ? "rename (whiteout)"
 		      : flags & RENAME_NOREPLACE ? "rename (noreplace)"
 						 : "rename",
 		   name, newname);
@@ -771,7 +1025,75 @@ static int bad_field(const char *s, int unterminated)
 	return 0;
 }
 
-static void do_respell(int d, const char *from, const char *to, int unterm)
+/* ---- another caller ---- */
+
+static struct fuse_ctx caller;
+static gid_t caller_groups[80];
+static int caller_ngroups, caller_daemon_root;
+static const uid_t ids[3] = { 0, 1000, 1001 };
+
+/* An 'i' record: who calls, and directory d's mode and owners. */
+static void set_caller(int d, const unsigned char *a, size_t alen)
+{
+	unsigned char b[6] = { 0 };
+	char proc[64];
+	uid_t owner;
+
+	memcpy(b, a, alen < sizeof b ? alen : sizeof b);
+	caller.uid = ids[b[0] % 3];
+	caller.gid = ids[b[1] % 3];
+	caller_ngroups = 0;
+	/* (sorted, as the kernel lists them: these first) */
+	if (b[2] & 8)
+		for (int i = 0; i < 70; i++)
+			caller_groups[caller_ngroups++] = 100 + (gid_t)i;
+	for (int k = 0; k < 3; k++)
+		if (b[2] >> k & 1)
+			caller_groups[caller_ngroups++] = 1000 + (gid_t)k;
+	caller_daemon_root = b[5] >> 6 & 1;
+	node_procname(&dirs[d], proc);
+	if (chmod(proc, (mode_t)(b[3] | (b[4] & 15) << 8)) < 0 ||
+	    chown(proc, ids[(b[5] & 3) % 3], ids[(b[5] >> 2 & 3) % 3]) < 0)
+		fail("cannot set a directory's permissions", NULL, NULL);
+	owner = ids[(b[5] >> 4 & 3) % 3];
+	for (size_t i = 0; i < before[d].n; i++)
+		if (fchownat(dirs[d].fd, before[d].name[i], owner, (gid_t)-1,
+			     AT_SYMLINK_NOFOLLOW) < 0)
+			fail("cannot chown an entry", before[d].name[i], NULL);
+}
+
+/* What rename(2) says to the caller about moving stored name `name` out
+ * of d and a new name in: the kernel's answer to the caller's own rename
+ * (to a name that is not there), undone at once.  0 or an errno. */
+static int caller_may_rename(int d, const char *name)
+{
+	char tmp[32];
+	gid_t saved[64];
+	int nsaved = getgroups(64, saved), e, k = 0;
+
+	do
+		snprintf(tmp, sizeof tmp, "probe.%d", k++);
+	while (find_exact(&before[d], tmp) >= 0);
+	if (nsaved < 0 ||
+	    syscall(SYS_setgroups, (size_t)caller_ngroups, caller_groups) < 0)
+		fail("setgroups", NULL, NULL);
+	syscall(SYS_setfsgid, caller.gid);
+	syscall(SYS_setfsuid, caller.uid);
+	e = syscall(SYS_renameat2, dirs[d].fd, name, dirs[d].fd, tmp,
+		    RENAME_NOREPLACE) < 0 ? errno : 0;
+	syscall(SYS_setfsuid, 0);
+	syscall(SYS_setfsgid, 0);
+	if (syscall(SYS_setgroups, (size_t)nsaved, saved) < 0)
+		fail("setgroups", NULL, NULL);
+	if (!e && syscall(SYS_renameat2, dirs[d].fd, tmp, dirs[d].fd, name,
+			  RENAME_NOREPLACE) < 0)
+		fail("cannot undo the caller's rename", name, tmp);
+	return e;
+}
+
+/* as_caller: by the caller of the last 'i' record (root otherwise). */
+static void do_respell(int d, const char *from, const char *to, int unterm,
+		       int as_caller)
 {
 	struct foldfs_respell arg;
 	int e = bad_field(from, 0), j = -1;
@@ -788,41 +1110,103 @@ static void do_respell(int d, const char *from, const char *to, int unterm)
 	if (!e && !same_key(to, before[d].name[j]))
 		e = EINVAL;
 	if (!e && strcmp(to, before[d].name[j])) {
-		if (d == 0 && (hidden(d, to) || same_key(to, FOLDFS_RECORD_NAME)))
+		int perm = as_caller ? caller_may_rename(d, before[d].name[j])
+				     : 0;
+		int taken = find_exact(&before[d], to) >= 0;
+
+		/* a daemon that is not root checks the permissions before
+		 * it looks for `to`; a root one looks, then renames as the
+		 * caller */
+		if (d == 0 &&
+		    (hidden(d, to) || same_key(to, FOLDFS_RECORD_NAME)))
 			e = EPERM;
-		else if (find_exact(&before[d], to) >= 0)
+		else if (as_caller && !caller_daemon_root && perm)
+			e = perm;
+		else if (taken)
 			e = EEXIST;
+		else if (perm)
+			e = perm;
 		else {
 			want_del(d, before[d].name[j]);
-			want_set(d, to, before[d].ino[j]);
+			want_set(d, to, before[d].ino[j], before[d].type[j]);
 		}
 	}
 	field(arg.from, from, 0);
 	field(arg.to, to, unterm);
 	got_err = -1;
+	if (as_caller) {
+		g_ctx = caller;
+		memcpy(g_groups, caller_groups, sizeof g_groups);
+		g_ngroups = caller_ngroups;
+		F.switch_creds = caller_daemon_root;
+	}
 	respell_ioctl(NULL, &dirs[d], &arg, sizeof arg);
-	expect_err(e, "respell", from, to);
+	memset(&g_ctx, 0, sizeof g_ctx);
+	g_ngroups = 0;
+	F.switch_creds = 1;
+	if (syscall(SYS_setfsuid, (uid_t)-1) != (long)geteuid() ||
+	    syscall(SYS_setfsgid, (gid_t)-1) != (long)getegid())
+		fail("the daemon's credentials are not back after a call",
+		     from, to);
+	expect_err(e, as_caller ? "respell as the caller" : "respell", from,
+		   to);
 	check_listing();
 }
 
+/* ---- changes made in SOURCE ---- */
+
+/* Remove stored name `name` of directory fd dfd, a directory with what
+ * is in it (one level: what the fuzzer makes).  0 or -1. */
+static int remove_entry_at(int dfd, const char *name)
+{
+	int fd;
+	DIR *dir;
+	struct dirent *de;
+
+	if (unlinkat(dfd, name, 0) == 0)
+		return 0;
+	if (errno != EISDIR)
+		return -1;
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	dir = fd < 0 ? NULL : fdopendir(fd);
+	if (!dir)
+		return -1;
+	while ((de = readdir(dir)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			unlinkat(fd, de->d_name, 0);
+	closedir(dir);
+	return unlinkat(dfd, name, AT_REMOVEDIR);
+}
+
 /* A change made directly in SOURCE, reported to the index (deletions
- * only if `report`). */
-static void external(int d, const char *name, int create, int report)
+ * only if `report`): kind 'o' a file, 'f' a directory with a file in
+ * it, 'k' a removal. */
+static void external(int d, const char *name, int kind, int report)
 {
 	int r;
 
 	if (hidden(d, name))
 		return; /* the record stays */
-	if (create) {
+	if (kind == 'o') {
 		int fd = openat(dirs[d].fd, name,
 				O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		r = fd;
 		if (fd >= 0)
 			close(fd);
+	} else if (kind == 'f') {
+		r = mkdirat(dirs[d].fd, name, 0755);
+		if (r == 0) {
+			int fd = openat(dirs[d].fd, name,
+					O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+			if (fd < 0 || mknodat(fd, "in", S_IFREG | 0644, 0) < 0)
+				fail("cannot fill a new directory", name, NULL);
+			close(fd);
+		}
 	} else {
-		r = unlinkat(dirs[d].fd, name, 0);
+		r = remove_entry_at(dirs[d].fd, name);
 	}
-	if (r < 0 || (!create && !report))
+	if (r < 0 || (kind == 'k' && !report))
 		return;
 	if (npend[d] < PEND_MAX)
 		strcpy(pend[d][npend[d]++], name);
@@ -830,21 +1214,105 @@ static void external(int d, const char *name, int create, int report)
 		overflow[d] = 1;
 }
 
+/* ---- the sweep of indexes of removed directories ---- */
+
+static uint64_t sweep_at; /* when the last sweep acted */
+static char other_path[512];
+
+static void open_other(void)
+{
+	dirs[1].fd = open(other_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dirs[1].fd < 0)
+		fail("open", other_path, NULL);
+}
+
+static void check_holds(void)
+{
+	for (int d = 0; d < 2; d++)
+		if (refs[d] != (ds[d].idx != NULL))
+			fail(refs[d] > (ds[d].idx != NULL)
+				     ? "a directory node is held more often "
+				       "than its index holds it"
+				     : "an index does not hold its directory "
+				       "node",
+			     NULL, NULL);
+}
+
+static void do_sweep(unsigned char b)
+{
+	int gone = b & 1, had[2];
+
+	forgotten[0] = b >> 1 & 1;
+	forgotten[1] = b >> 2 & 1;
+	fake_ns += (uint64_t)(b >> 3 & 3) * 500000000u;
+	if (gone) {
+		list_read(1, &before[1]);
+		for (size_t i = 0; i < before[1].n; i++)
+			if (remove_entry_at(dirs[1].fd, before[1].name[i]) < 0)
+				fail("cannot empty a directory",
+				     before[1].name[i], NULL);
+		if (rmdir(other_path) < 0)
+			fail("rmdir", other_path, NULL);
+	}
+	for (int d = 0; d < 2; d++)
+		had[d] = ds[d].idx != NULL;
+	idx_sweep_gone();
+	int acts = fake_ns - sweep_at >= 1000000000u;
+
+	if (acts)
+		sweep_at = fake_ns;
+	for (int d = 0; d < 2; d++) {
+		int keep = had[d] && !(acts && d == 1 && gone && forgotten[d]);
+
+		if ((ds[d].idx != NULL) != keep)
+			fail(keep ? "the sweep dropped an index it had to keep"
+				  : "the sweep kept the index of a directory "
+				    "removed and forgotten",
+			     NULL, NULL);
+	}
+	forgotten[0] = forgotten[1] = 0;
+	check_holds();
+	if (gone) {
+		/* forgotten at last; a new directory in its place */
+		dir_index_drop(&dirs[1]);
+		close(dirs[1].fd);
+		if (mkdir(other_path, 0755) < 0)
+			fail("mkdir", other_path, NULL);
+		open_other();
+		npend[1] = 0;
+		overflow[1] = 0;
+	}
+}
+
 /* ---- setup ---- */
+
+/* Each directory as a run starts: empty, 0755, root's, no index. */
+static void reset_dir(int d)
+{
+	char proc[64];
+
+	dir_index_drop(&dirs[d]);
+	node_procname(&dirs[d], proc);
+	if (chmod(proc, 0755) < 0 || (geteuid() == 0 && chown(proc, 0, 0) < 0))
+		fail("cannot reset a directory's permissions", NULL, NULL);
+	list_read(d, &before[d]);
+	for (size_t i = 0; i < before[d].n; i++)
+		if (remove_entry_at(dirs[d].fd, before[d].name[i]) < 0)
+			fail("cannot empty a directory", before[d].name[i],
+			     NULL);
+}
 
 static void cleanup(void)
 {
+	char p[512];
+
 	for (int d = 0; d < 2; d++) {
-		list_read(d, &before[d]);
-		for (size_t i = 0; i < before[d].n; i++)
-			unlinkat(dirs[d].fd, before[d].name[i], 0);
+		reset_dir(d);
 		close(dirs[d].fd);
 	}
-	char p[512];
 	snprintf(p, sizeof p, "%s/root", base);
 	rmdir(p);
-	snprintf(p, sizeof p, "%s/other", base);
-	rmdir(p);
+	rmdir(other_path);
 	rmdir(base);
 }
 
@@ -872,6 +1340,21 @@ static void setup(void)
 		pthread_rwlock_init(&ds[d].ns, NULL);
 		pthread_mutex_init(&ds[d].ilock, NULL);
 		ds[d].wd = -1;
+	}
+	snprintf(other_path, sizeof other_path, "%s/other", base);
+	/* the daemon's credentials, as creds.c takes them at start */
+	if (creds_init() < 0)
+		fail("creds_init", NULL, NULL);
+	/* (a whiteout needs root, and a file system that makes them) */
+	if (geteuid() == 0) {
+		int fd = openat(dirs[0].fd, "w", O_WRONLY | O_CREAT | O_CLOEXEC,
+				0644);
+
+		close(fd);
+		have_whiteout = syscall(SYS_renameat2, dirs[0].fd, "w",
+					dirs[0].fd, "w2", RENAME_WHITEOUT) == 0;
+		unlinkat(dirs[0].fd, "w", 0);
+		unlinkat(dirs[0].fd, "w2", 0);
 	}
 	atexit(cleanup);
 }
@@ -922,19 +1405,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&F.seed, 0x5a, sizeof F.seed);
 	F.switch_creds = 1;
 	F.index_mem = opt & 16 ? 1 : (size_t)64 << 20;
+	F.casefold_all = (opt & 64) != 0;
+	mark_fail = (opt & 32) != 0;
+	memset(&caller, 0, sizeof caller);
+	caller_ngroups = 0;
+	caller_daemon_root = 1;
+	/* any sweep of an earlier run is more than a second ago */
+	fake_ns += 2000000000u;
+	sweep_at = 0;
 	for (int d = 0; d < 2; d++) {
-		dir_index_drop(&dirs[d]);
-		list_read(d, &before[d]);
-		for (size_t i = 0; i < before[d].n; i++)
-			if (unlinkat(dirs[d].fd, before[d].name[i], 0) < 0)
-				fail("cannot empty a directory",
-				     before[d].name[i], NULL);
+		reset_dir(d);
 		atomic_store(&ds[d].fold, (int)(opt >> d & 1));
 		ds[d].poll = (opt & 8) != 0;
 		ds[d].verify_at = 0;
 		npend[d] = 0;
 		overflow[d] = 0;
 	}
+	check_holds();
 	int fd = openat(dirs[0].fd, FOLDFS_RECORD_NAME,
 			O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
@@ -982,6 +1469,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (plain)
 				do_mknod(d, a);
 			break;
+		case 'd':
+			if (plain)
+				do_mkdir(d, a);
+			break;
+		case 's':
+			if (plain && *b)
+				do_symlink(d, a, b);
+			break;
+		case 'h':
+		case 'j':
+			if (plain && plain2)
+				do_link(d, a, (op | 32) == 'j' ? other : d, b);
+			break;
 		case 'c':
 		case 'e':
 			if (plain)
@@ -991,14 +1491,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (plain)
 				do_unlink(d, a);
 			break;
+		case 'v':
+			if (plain)
+				do_rmdir(d, a);
+			break;
 		case 'p':
 		case 't':
-			do_respell(d, a, b, (op | 32) == 't');
+			do_respell(d, a, b, (op | 32) == 't', 0);
+			break;
+		case 'i':
+			if (geteuid() == 0)
+				set_caller(d, (const unsigned char *)a, alen);
+			break;
+		case 'q':
+			if (geteuid() == 0)
+				do_respell(d, a, b, 0, 1);
 			break;
 		case 'o':
+		case 'f':
 		case 'k':
 			if (plain)
-				external(d, a, (op | 32) == 'o', !(opt & 4));
+				external(d, a, op | 32, !(opt & 4));
 			break;
 		case 'r':
 		case 'n':
@@ -1010,9 +1523,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					  : (op | 32) == 'w' ? RENAME_EXCHANGE
 							     : 0);
 			break;
+		case 'y':
+		case 'z':
+			if (plain && plain2 && have_whiteout)
+				do_rename(d, a, (op | 32) == 'z' ? other : d, b,
+					  (op | 32) == 'z'
+						  ? RENAME_WHITEOUT |
+							    RENAME_NOREPLACE
+						  : RENAME_WHITEOUT);
+			break;
+		case 'g':
+			do_sweep(alen ? (unsigned char)a[0] : 0);
+			break;
 		default:
 			break;
 		}
+		check_holds();
 	}
 	/* every stored name, in upper and in lower case */
 	for (int d = 0; d < 2; d++) {

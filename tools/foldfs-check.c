@@ -653,14 +653,13 @@ static int usage_error(const char *msg, const char *arg)
 
 static int run(int argc, char **argv)
 {
-	static struct check c;
+	/* (not static: fuzz/fuzz-check.c runs it again and again) */
+	struct check c = { .log_fd = -1, .max_fds = 64 };
 	const char *casefold_dir = NULL;
 	int opt, progress = -1, status = 0, i, modes = 0;
 	unsigned long v;
 	const char *env;
 
-	c.log_fd = -1;
-	c.max_fds = 64;
 	while ((opt = getopt_long(argc, argv, "e:p:cu:yjqxhV", longopts,
 				  NULL)) != -1) {
 		switch (opt) {

@@ -15,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -253,6 +255,61 @@ static void test_record(const char *dir)
 	close(pfd);
 }
 
+/* An owner without write permission (as ext4's chattr +F, ownership
+ * suffices): the mode is lifted for the change and put back -- but never
+ * where the chmod would clear a set-group-ID bit for good (the owner is
+ * not in the directory's group). */
+static void test_xattr_owner(const char *dir)
+{
+	static const mode_t modes[2] = { 0555, 02555 };
+	char sub[4096], v = 0;
+	struct stat st;
+
+	if (geteuid() != 0) {
+		printf("note: not root; owner tests of the attribute skipped\n");
+		CHECK(1, "skip");
+		return;
+	}
+	for (int i = 0; i < 2; i++) {
+		int status = -1;
+		pid_t pid;
+
+		snprintf(sub, sizeof sub, "%s/own%d", dir, i);
+		mkdir(sub, 0755);
+		removexattr(sub, FOLDFS_XATTR_CASEFOLD);
+		CHECK(chown(sub, 4321, 4400) == 0 && chmod(sub, modes[i]) == 0,
+		      "own%d: 4321:4400, mode %o", i, (unsigned)modes[i]);
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0) {
+			int fd, r;
+
+			if (setgroups(0, NULL) || setresgid(4321, 4321, 4321) ||
+			    setresuid(4321, 4321, 4321))
+				_exit(3);
+			fd = open(sub, O_RDONLY | O_DIRECTORY);
+			r = foldfs_dir_casefold_set(fd, 1);
+			_exit(r == 0 ? 0 : r == -EACCES ? 1 : 2);
+		}
+		if (pid > 0)
+			waitpid(pid, &status, 0);
+		CHECK(stat(sub, &st) == 0 && (st.st_mode & 07777) == modes[i],
+		      "own%d: the mode is %o again (%o)", i, (unsigned)modes[i],
+		      (unsigned)(st.st_mode & 07777));
+		if (i == 0)
+			CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+				      getxattr(sub, FOLDFS_XATTR_CASEFOLD, &v,
+					       1) == 1 && v == '1',
+			      "own0: the owner of a 0555 directory sets the "
+			      "attribute (%d)", status);
+		else
+			CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 1,
+			      "own1: set-group-ID, group not the owner's: "
+			      "refused with EACCES (%d)", status);
+		rmdir(sub);
+	}
+}
+
 static void test_xattr(const char *dir)
 {
 	char sub[4096];
@@ -284,6 +341,7 @@ static void test_xattr(const char *dir)
 	CHECK(foldfs_dir_casefold_get(dfd) == 0, "value \"0\" means off");
 	setxattr(sub, FOLDFS_XATTR_CASEFOLD, "1", 1, 0);
 	CHECK(foldfs_dir_casefold_get(pfd) == 1, "external setxattr seen");
+	test_xattr_owner(dir);
 out:
 	close(dfd);
 	close(pfd);

@@ -1880,6 +1880,30 @@ static void respell_as_user(const char *d, const char *pub, const char *foldfs)
 	      rc, out);
 }
 
+/* uid 4321 in 70 supplementary groups, the last (the kernel lists them
+ * sorted) 4400, which owns d/grp (0757: its members may not write there,
+ * others may) and d/grp2 (0070: only its members may).  The kernel
+ * checks all 70 groups; so must SOURCE when the daemon acts as the
+ * caller, and the daemon asks libfuse for all of them, not the first 64. */
+static void many_groups_user(const char *d)
+{
+	gid_t groups[70];
+
+	for (int i = 0; i < 69; i++)
+		groups[i] = 3000 + (gid_t)i;
+	groups[69] = 4400;
+	if (setgroups(70, groups) || setresgid(4321, 4321, 4321) ||
+	    setresuid(4321, 4321, 4321)) {
+		CHECK(0, "setresuid 4321 in 70 groups: %s", strerror(errno));
+		return;
+	}
+	CHECK_ERR(t_respell(t_path(d, "grp"), "gfile", "GFILE"), EACCES,
+		  "70 groups: respell where the 70th group (mode r-x) denies "
+		  "what others may -> EACCES, as rename(2) in SOURCE");
+	CHECK_OK(mkfile(t_path(d, "grp2/Made"), "m"),
+		 "70 groups: create where only the 70th group may write");
+}
+
 static void sec_respell(void)
 {
 	t_section("respell: FOLDFS_IOC_RESPELL changes only the stored spelling");
@@ -2016,6 +2040,28 @@ static void sec_respell(void)
 	CHECK(lstat(t_path(sd, "pub/MINE"), &sb) == 0 && sb.st_uid == 4321 &&
 		      !t_dir_has(t_path(sd, "pub"), "Mine"),
 	      "SOURCE: the user's file is now MINE, still owned by 4321");
+
+	/* A caller in more than 64 groups. */
+	CHECK_OK(mkdir(t_path(d, "grp"), 0755), "mkdir grp");
+	CHECK_OK(mkfile(t_path(d, "grp/Gfile"), "g"), "create grp/Gfile");
+	CHECK_OK(mkdir(t_path(d, "grp2"), 0755), "mkdir grp2");
+	CHECK(chown(t_path(sd, "grp"), 0, 4400) == 0 && chmod(t_path(sd, "grp"), 0757) == 0 &&
+		      chown(t_path(sd, "grp2"), 0, 4400) == 0 &&
+		      chmod(t_path(sd, "grp2"), 0070) == 0,
+	      "SOURCE: grp root:4400 0757, grp2 root:4400 0070");
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		many_groups_user(d);
+		_exit(0);
+	}
+	if (pid > 0) {
+		t_track_child(pid);
+		waitpid(pid, &st, 0);
+	}
+	CHECK(pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "70-group child finished");
+	CHECK(t_dir_has(t_path(sd, "grp"), "Gfile") && !t_dir_has(t_path(sd, "grp"), "GFILE"),
+	      "SOURCE: grp/Gfile kept its spelling");
 
 	/* mv cannot do it (documented), --respell can. */
 	CHECK_OK(mkfile(t_path(d, "MvFile"), "mv"), "create MvFile");
