@@ -2768,6 +2768,23 @@ static int fill_fds(struct t_mount *m, long lim, int spare, int *held, int cap)
 	return n;
 }
 
+/* SOURCE for the full-table sections: pool/p000.. (n files to stat,
+ * which become cached nodes) and "hold".  0, or -1 (said). */
+static int nofile_pool(const char *src, int n)
+{
+	char nm[32];
+	CHECK_OK(mkdir(t_path(src, "pool"), 0755), "SOURCE: mkdir pool");
+	for (int i = 0; i < n; i++) {
+		snprintf(nm, sizeof nm, "pool/p%03d", i);
+		if (t_write_file(t_path(src, nm), "p") != 0) {
+			CHECK(0, "SOURCE: create %s", nm);
+			return -1;
+		}
+	}
+	CHECK_OK(t_write_file(t_path(src, "hold"), "h"), "SOURCE: hold");
+	return 0;
+}
+
 /* Requests that need a descriptor of their own, made while the daemon's
  * table is full, partly of cached files nobody uses: like a lookup or an
  * open, each must wait for a pruning round rather than fail -- natively
@@ -2782,18 +2799,10 @@ static void sec_nofile_full(void)
 		return;
 	enum { LIM = 256, NPOOL = LIM * 3 / 8 };
 	const char *src = t_newdir("src-nofile-full");
-	char nm[32];
 	int held[LIM], nh;
 	struct stat st;
-	CHECK_OK(mkdir(t_path(src, "pool"), 0755), "SOURCE: mkdir pool");
-	for (int i = 0; i < NPOOL; i++) {
-		snprintf(nm, sizeof nm, "pool/p%03d", i);
-		if (t_write_file(t_path(src, nm), "p") != 0) {
-			CHECK(0, "SOURCE: create %s", nm);
-			return;
-		}
-	}
-	CHECK_OK(t_write_file(t_path(src, "hold"), "h"), "SOURCE: hold");
+	if (nofile_pool(src, NPOOL))
+		return;
 	CHECK_OK(mkdir(t_path(src, "empty"), 0755), "SOURCE: mkdir empty");
 	struct t_mount m = {0};
 	m.nofile = LIM;
@@ -2875,18 +2884,10 @@ static void sec_nofile_create(void)
 	t_section("mkdir, symlink, mknod, link, create with 0 or 1 descriptors left (-s)");
 	enum { LIM = 256, NPOOL = LIM * 3 / 8 };
 	const char *src = t_newdir("src-nofile-create");
-	char nm[32];
 	int held[LIM], nh;
 	struct stat st;
-	CHECK_OK(mkdir(t_path(src, "pool"), 0755), "SOURCE: mkdir pool");
-	for (int i = 0; i < NPOOL; i++) {
-		snprintf(nm, sizeof nm, "pool/p%03d", i);
-		if (t_write_file(t_path(src, nm), "p") != 0) {
-			CHECK(0, "SOURCE: create %s", nm);
-			return;
-		}
-	}
-	CHECK_OK(t_write_file(t_path(src, "hold"), "h"), "SOURCE: hold");
+	if (nofile_pool(src, NPOOL))
+		return;
 	struct t_mount m = {0};
 	m.nofile = LIM;
 	m.single = 1;
