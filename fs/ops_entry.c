@@ -620,15 +620,26 @@ void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	r = spare_fd(d, &spare);
 	if (r)
 		goto out;
+	/* The kernel sends CREATE for a name it holds as missing (a miss it
+	 * cached, made in SOURCE since) and takes what we open as created,
+	 * checking nothing.  So no existing entry is opened here: not another
+	 * user's file with a user daemon's access, not a FIFO (this worker
+	 * would wait for a reader, the caller unkillable, and the kernel
+	 * refuses the answer: EIO), not a symbolic link followed in SOURCE.
+	 * O_EXCL, and as above ESTALE makes the kernel look the name up
+	 * again and open what it finds, as open(2) would. */
+	int cfl = flags | O_CREAT | O_EXCL | O_CLOEXEC;
 	dir_stamp(d, &pre);
 	r = creds_enter(req, &c);
 	if (r)
 		goto out;
-	fd = openat(d->fd, name, flags | O_CREAT | O_CLOEXEC, mode);
+	fd = openat(d->fd, name, cfl, mode);
 	if (fd < 0 && prune_wait(errno)) /* nothing was created */
-		fd = openat(d->fd, name, flags | O_CREAT | O_CLOEXEC, mode);
+		fd = openat(d->fd, name, cfl, mode);
 	r = fd < 0 ? -errno : 0;
 	creds_leave(&c);
+	if (r == -EEXIST && !(fi->flags & O_EXCL))
+		r = -ESTALE;
 	if (r)
 		goto out;
 	r = created(d, name, &pre, &e, &spare);

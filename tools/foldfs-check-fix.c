@@ -404,6 +404,13 @@ static void report_rename(struct check *c, const char *path, size_t pathlen,
 	putc('\n', stdout);
 }
 
+/* Did candidate() shorten the name to make room for " (num)"?  Then a
+ * number with fewer digits keeps more of it. */
+static int cut_for(size_t oldlen, size_t newlen, unsigned num)
+{
+	return newlen != oldlen + (size_t)snprintf(NULL, 0, " (%u)", num);
+}
+
 int fix_rename(struct check *c, int dirfd, const char *path, size_t pathlen,
 	       size_t i, struct fix_next next[2])
 {
@@ -424,12 +431,15 @@ int fix_rename(struct check *c, int dirfd, const char *path, size_t pathlen,
 	 * the same kind got when this one's spelling of that number is
 	 * equivalent to the name it got: the " (N)" between them then makes
 	 * stems and extensions equivalent, so the numbers below, all taken
-	 * for that loser, are taken for this one too. */
+	 * for that loser, are taken for this one too.  Not if either name
+	 * was shortened for the number: a smaller number, with fewer digits,
+	 * cuts it elsewhere (ent is then -1 for the previous one). */
 	num = 2;
 	if (next[is_dir].ent >= 0) {
 		newlen = candidate(old, oldlen, is_dir, next[is_dir].num - 1,
 				   new);
-		if (scan_name_class(c, new, newlen) == next[is_dir].ent)
+		if (!cut_for(oldlen, newlen, next[is_dir].num - 1) &&
+		    scan_name_class(c, new, newlen) == next[is_dir].ent)
 			num = next[is_dir].num;
 	}
 	for (; num < 1000000; num++) {
@@ -446,6 +456,8 @@ int fix_rename(struct check *c, int dirfd, const char *path, size_t pathlen,
 			next[is_dir].ent = scan_add_name(c, new, newlen, 0) < 0
 						   ? -1
 						   : (int32_t)db->n - 1;
+			if (cut_for(oldlen, newlen, num))
+				next[is_dir].ent = -1;
 			c->st.would_rename++;
 			report_rename(c, path, pathlen, old, oldlen, new,
 				      newlen, "dry-run", 0, NULL);
@@ -514,6 +526,8 @@ int fix_rename(struct check *c, int dirfd, const char *path, size_t pathlen,
 	next[is_dir].ent = scan_add_name(c, new, newlen, is_dir) < 0
 				   ? -1
 				   : (int32_t)db->n - 1;
+	if (cut_for(oldlen, newlen, num))
+		next[is_dir].ent = -1;
 	report_rename(c, path, pathlen, old, oldlen, new, newlen, "done", 0,
 		      NULL);
 	c->renames_done++;

@@ -672,6 +672,24 @@ def test_scaling():
     check(rc == 4 and got == [(b"a.txt", b"a (3).txt"),
                               (u("a\uff0etxt"), u("a\uff0etxt (2)"))],
           "--fix gives the smallest free number (%d) %r" % (rc, got))
+    # A name cut to make room for " (N)" is cut one byte shorter from
+    # N=10 on: there "a" + e-acute and "ae" + combining acute both keep
+    # only "a", below 10 the second keeps "ae".  Its " (2)".." (9)" are
+    # taken, so it gets 10; the first is still free to take 2.
+    root = fresh("t-numbering3")
+    p = b"a" * 249
+    for n in (b"A" + p[1:] + u("a\u00e9z"), p + u("ae\u0301z"),
+              p + u("a\u00e9z")):
+        mkfile(root, n)
+    for k in range(2, 10):
+        mkfile(root, p + b"ae (%d)" % k)
+    rc, objs, err = jrun(["--casefold", "--fix", root])
+    got = sorted((bytes.fromhex(o["from_hex"]), bytes.fromhex(o["to_hex"]))
+                 for o in by_type(objs, "rename"))
+    check(rc == 4 and got == [(p + u("ae\u0301z"), p + b"a (10)"),
+                              (p + u("a\u00e9z"), p + b"a (2)")],
+          "--fix on names cut for the number: the smallest free number "
+          "(%d) %r" % (rc, [(a[249:], b[249:]) for a, b in got]))
     if not shutil.which("valgrind"):
         print("skipped: no valgrind to count instructions")
         return

@@ -15,7 +15,9 @@
  * SOURCE behind the view's cached mode dropped by a user's write, truncate,
  * fallocate or copy_file_range as SOURCE drops them; the sticky bit of
  * SOURCE for the entry unlink/rename act on (a root daemon and a user's),
- * and a user's daemon opening nothing for another user's O_CREAT.
+ * and a user's daemon opening nothing for another user's O_CREAT (also
+ * in a plain directory, over a file made in SOURCE behind a cached miss);
+ * such an O_CREAT over a FIFO opens the FIFO, as open(2) does.
  */
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64
@@ -1315,6 +1317,118 @@ static void sec_sticky_user_daemon(void)
 	CHECK_OK(umount(mnt), "umount %s", mnt);
 	CHECK(wait_bounded(d, &st, 20) == 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
 	      "the user's daemon exited with status 0");
+}
+
+static void miss_plain_secret(const char *mnt, const char *src)
+{
+	struct stat st;
+	(void)src;
+	CHECK_ERR(stat(t_path(mnt, "pub/secret"), &st), ENOENT,
+		  "uid %d: plain pub/secret missing (a miss the kernel caches)", (int)swap_uid);
+}
+
+static void create_over_plain_secret(const char *mnt, const char *src)
+{
+	CHECK_ERR(open(t_path(src, "pub/secret"), O_CREAT | O_RDWR | O_TRUNC, 0644), EACCES,
+		  "uid %d: SOURCE: O_CREAT|O_TRUNC of uid %d's 0600 secret: EACCES", (int)swap_uid,
+		  TUID);
+	CHECK_ERR(open(t_path(mnt, "pub/secret"), O_CREAT | O_RDWR | O_TRUNC, 0644), EACCES,
+		  "uid %d: view: the same over the cached miss: EACCES, not opened with the "
+		  "daemon's access", (int)swap_uid);
+	int fd = open(t_path(mnt, "pub/new"), O_CREAT | O_RDWR, 0644);
+	CHECK(fd >= 0, "uid %d: view: O_CREAT of a new name still creates it (%s)", (int)swap_uid,
+	      fd >= 0 ? "ok" : strerror(errno));
+	if (fd >= 0)
+		close(fd);
+}
+
+/* The same user's daemon in a plain directory (no casefold): a CREATE
+ * comes for a name the kernel holds as missing, and the file made
+ * meanwhile in SOURCE belongs to the daemon's user.  Opening it for the
+ * caller with the daemon's access gave another user a descriptor of a
+ * 0600 file, and O_TRUNC emptied it. */
+static void sec_plain_create_user_daemon(void)
+{
+	t_section("a user's daemon with allow_other: O_CREAT in a plain directory over a new file");
+	const char *src = t_newdir("src-plain-user"), *mnt = t_newdir("mnt-plain-user");
+	char opts[256], dev[32];
+	int fd, st;
+	fflush(stdout);
+	pid_t x = fork();
+	if (x == 0)
+		_exit(become_user() == 0 && access(t_opt.foldfs, X_OK) == 0 ? 0 : 1);
+	if (x < 0 || wait_bounded(x, &st, 10) != 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		t_skip("%s is not executable by uid %d: not tested", t_opt.foldfs, TUID);
+		return;
+	}
+	fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		t_skip("/dev/fuse: %s", strerror(errno));
+		return;
+	}
+	swap_uid = TUID + 1;
+	CHECK(chown(src, TUID, TGID) == 0 && mkdir(t_path(src, "pub"), 0777) == 0 &&
+		      chmod(t_path(src, "pub"), 0777) == 0,
+	      "SOURCE of uid %d, with pub (0777, not sticky)", TUID);
+	snprintf(opts, sizeof opts,
+		 "fd=%d,rootmode=40000,user_id=%d,group_id=%d,allow_other,default_permissions", fd,
+		 TUID, TGID);
+	if (!CHECK(mount(src, mnt, "fuse.foldfs", MS_NOSUID | MS_NODEV, opts) == 0,
+		   "mount(2) of a FUSE file system for uid %d: %s", TUID, strerror(errno))) {
+		close(fd);
+		return;
+	}
+	snprintf(dev, sizeof dev, "/dev/fd/%d", fd);
+	fflush(stdout);
+	pid_t d = fork();
+	if (d == 0) {
+		fcntl(fd, F_SETFD, 0);
+		if (become_user() == 0)
+			execl(t_opt.foldfs, t_opt.foldfs, src, dev, "-f", "-o",
+			      "allow_other,timeout=30", (char *)NULL);
+		_exit(127);
+	}
+	close(fd);
+	t_track_child(d);
+	run_as_uid(swap_uid, miss_plain_secret, mnt, src);
+	CHECK(t_write_file(t_path(src, "pub/secret"), "mine") == 0 &&
+		      chown(t_path(src, "pub/secret"), TUID, TGID) == 0 &&
+		      chmod(t_path(src, "pub/secret"), 0600) == 0,
+	      "SOURCE: pub/secret of uid %d, 0600", TUID);
+	run_as_uid(swap_uid, create_over_plain_secret, mnt, src);
+	CHECK(t_file_is(t_path(src, "pub/secret"), "mine"), "SOURCE: pub/secret unchanged");
+	CHECK_OK(umount(mnt), "umount %s", mnt);
+	CHECK(wait_bounded(d, &st, 20) == 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "the user's daemon exited with status 0");
+}
+
+/* A plain directory caches misses: a CREATE then comes for a FIFO made in
+ * SOURCE since.  open(2) with O_CREAT opens it (O_RDWR: without waiting
+ * for a reader); the daemon opened it itself and answered a FIFO for a
+ * created file, which the kernel refuses (EIO), leaving that descriptor
+ * open in the daemon (and a blocking open made a worker wait for a
+ * reader, its caller unkillable). */
+static void sec_create_plain_fifo(void)
+{
+	t_section("O_CREAT in a plain directory over a FIFO made in SOURCE after a cached miss");
+	const char *src = t_newdir("src-create-fifo");
+	struct t_mount m = {0};
+	struct stat st;
+	if (t_mount(&m, src, "timeout=30"))
+		return;
+	CHECK_ERR(stat(t_path(m.mnt, "fifo"), &st), ENOENT, "fifo missing (a miss the kernel caches)");
+	CHECK_OK(mkfifo(t_path(src, "fifo"), 0644), "SOURCE: mkfifo fifo");
+	const char *where[2] = {src, m.mnt}, *what[2] = {"SOURCE", "view"};
+	for (int i = 0; i < 2; i++) {
+		int fd = open(t_path(where[i], "fifo"), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+		int e = errno;
+		CHECK(fd >= 0 && fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode),
+		      "%s: O_CREAT|O_RDWR of fifo opens the FIFO (%s)", what[i],
+		      fd >= 0 ? "ok" : strerror(e));
+		if (fd >= 0)
+			close(fd);
+	}
+	t_umount(&m);
 }
 
 static void list_no_trusted(const char *mnt, const char *src)
@@ -3262,6 +3376,8 @@ int main(int argc, char **argv)
 	sec_setid_write();
 	sec_sticky_swap();
 	sec_sticky_user_daemon();
+	sec_plain_create_user_daemon();
+	sec_create_plain_fifo();
 	sec_listxattr_race();
 	sec_mkdir_swap();
 	sec_acl();
