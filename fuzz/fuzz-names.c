@@ -849,6 +849,13 @@ static void do_link(int d1, const char *name, int d2, const char *newname)
 		     newname);
 }
 
+/* The respell runs may leave a directory with the sticky bit. */
+static int dir_sticky(int d)
+{
+	struct stat st;
+	return fstat(dirs[d].fd, &st) == 0 && (st.st_mode & S_ISVTX);
+}
+
 static void do_create(int d, const char *name, int excl)
 {
 	struct fuse_file_info fi;
@@ -862,8 +869,10 @@ static void do_create(int d, const char *name, int excl)
 		j = denotes(d, &before[d], name);
 		if (j >= 0 && excl)
 			e = EEXIST;
-		else if (j >= 0 && before[d].type[j] != DT_REG && !folds(d))
-			return; /* the kernel opens what it found itself */
+		else if (j >= 0 && (!folds(d) || dir_sticky(d)))
+			e = ESTALE; /* not opened here: the kernel looks again
+				       and opens it with its checks (in a
+				       sticky one, fs.protected_regular) */
 		else if (j >= 0 && before[d].type[j] == DT_DIR)
 			e = EISDIR;
 		else if (j >= 0 && before[d].type[j] != DT_REG)
