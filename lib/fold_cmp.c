@@ -12,12 +12,16 @@
  * decides the first code point of the key's decomposition in both
  * (fs_lead), different ones answer "unequal" at once, and equal ones
  * stream both keys whole, as equal names need; else the streams start
- * with small pieces, to stop early if the keys differ there.  Streams check
- * well-formedness as they go.  fold_equal validates lazily: a difference
- * or an ill-formed sequence already means "unequal".  fold_cmp must order
- * an ill-formed (opaque) name by its bytes, so it proves the rest of both
- * names well formed before trusting an early difference, and otherwise
- * starts over with validity settled up front.
+ * with small pieces, to stop early if the keys differ there.  fold_cmp
+ * needs the order: where the names differ from the start of the streams
+ * on and the first code points there decide those of the keys (fs_head),
+ * different ones give it; else names that share bytes there stream
+ * whole, others in small pieces.  Streams check well-formedness as they
+ * go.  fold_equal validates lazily: a difference or an ill-formed
+ * sequence already means "unequal".  fold_cmp must order an ill-formed
+ * (opaque) name by its bytes, so it proves the rest of both names well
+ * formed before trusting an early difference, and otherwise starts over
+ * with validity settled up front.
  */
 #include "fold_internal.h"
 #include "fold_stream.h"
@@ -222,8 +226,32 @@ static int cmp(const struct fold_ctx *ctx, const char *a, size_t an,
 			return d ? (d < 0 ? -1 : 1) :
 				   an < bn ? -1 : an > bn ? 1 : 0;
 		}
-		xn = fs_first(&x, ctx, a + j, an - j, FIRST_PIECE, NULL);
-		yn = fs_first(&y, ctx, b + j, bn - j, FIRST_PIECE, NULL);
+		if (j == k) {
+			/* the names differ from j on: where the first code
+			 * points there decide those of both keys, and these
+			 * differ, they order the keys (UTF-8 keeps the order
+			 * of code points), once both names are proved well
+			 * formed */
+			int32_t hx = fs_head(ctx, ua + j, ua + an), hy;
+			if (hx >= 0 &&
+			    (hy = fs_head(ctx, ub + j, ub + bn)) >= 0 &&
+			    hx != hy) {
+				if (fold_utf8_check(ua + j, an - j) >= 0 ||
+				    fold_utf8_check(ub + j, bn - j) >= 0)
+					goto slow;
+				return hx < hy ? -1 : 1;
+			}
+		}
+		{
+			/* names that still share bytes after j (they
+			 * differ in a non-ASCII code point, or next to one:
+			 * a case or a normalization apart, as often as not)
+			 * are likely equal: both keys whole; else small
+			 * pieces first */
+			unsigned want = j < k ? FS_OUTCAP : FIRST_PIECE;
+			xn = fs_first(&x, ctx, a + j, an - j, want, NULL);
+			yn = fs_first(&y, ctx, b + j, bn - j, want, NULL);
+		}
 		d = cmp_streams(&x, xn, &y, yn, ORDER);
 		if (d != 2)
 			return d;

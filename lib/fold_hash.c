@@ -117,7 +117,10 @@ uint64_t fold_hash(const struct fold_ctx *ctx, const struct fold_seed *seed,
 	h.v3 = k1 ^ 0x7465646279746573ull;
 	start = h;
 
-	if (!FOLD_REFERENCE && !hash_ascii(&h, (const unsigned char *)s, n,
+	/* (a name that starts with a byte >= 0x80 is not ASCII: not worth
+	 * a try) */
+	if (!FOLD_REFERENCE && !(n && (unsigned char)*s >= 0x80) &&
+	    !hash_ascii(&h, (const unsigned char *)s, n,
 			fs_variant(ctx->form) & 1, &tail)) {
 		total = n;
 		goto finish;

@@ -88,6 +88,11 @@ ssize_t fold_key(const struct fold_ctx *ctx, const char *s, size_t n,
 				      (unsigned char *)out);
 		if (fs.done && !fs.bad)
 			return k;
+		/* the arguments again from the stream, which holds them:
+		 * fewer values to keep across the call */
+		return key_general(fs.ctx, (const char *)fs.beg,
+				   (size_t)(fs.end - fs.beg), (char *)fs.out,
+				   cap);
 	}
 	return key_general(ctx, s, n, out, cap);
 }

@@ -12,6 +12,11 @@
 /* The small hot helpers must be inlined into each variant's loop. */
 #define FS_INLINE inline __attribute__((always_inline))
 
+/* Hide where pointer x came from: after a loop that advances it, so
+ * that the compiler computes x - 2 or x - 3 afresh there rather than copy
+ * x's previous value to a register (or the stack) on every iteration. */
+#define FS_OPAQUE(x) __asm__("" : "+r"(x))
+
 static FS_INLINE void fs_put(struct fstream *fs, uint32_t c)
 {
 	unsigned char *o = fs->out + fs->outn;
@@ -67,11 +72,32 @@ static uint32_t fs_pair_shared(const struct fstream *fs, uint32_t a,
 	return 0;
 }
 
+/* Primary composite of the letter a (FOLD_COMP_ALO..+63, ASCII: no Hangul
+ * formula applies) + a code point of composition list sec, or 0: no
+ * search; lists past FOLD_COMP_NABITS have no such first elements. */
+static FS_INLINE uint32_t fs_pair_ascii(const struct fstream *fs, uint32_t a,
+					unsigned sec)
+{
+	unsigned i = a - FOLD_COMP_ALO;
+	uint64_t bits;
+	uint32_t e;
+	if (sec - 1u >= FOLD_COMP_NABITS) /* sec 0: in no list */
+		return 0;
+	bits = fold_comp_abits[sec - 1];
+	if (!(bits >> i & 1))
+		return 0;
+	e = fold_comp[fold_comp_start[sec - 1] +
+		      fs_popcount(bits & ((1ull << i) - 1))];
+	return C_AGE(e) > fs->age ? 0 : C_LOW(e);
+}
+
 /* Primary composite of a + b (b's composition list: sec), or 0. */
 static uint32_t fs_pair(const struct fstream *fs, uint32_t a, uint32_t b,
 			unsigned sec)
 {
 	unsigned lo, hi;
+	if (a - FOLD_COMP_ALO < 64u)
+		return fs_pair_ascii(fs, a, sec);
 	if (fs->age >= HANGUL_AGE) {
 		if (a - LBASE < LCOUNT && b - VBASE < VCOUNT)
 			return SBASE + ((a - LBASE) * VCOUNT + (b - VBASE)) *
@@ -82,19 +108,6 @@ static uint32_t fs_pair(const struct fstream *fs, uint32_t a, uint32_t b,
 	}
 	if (!sec)
 		return 0;
-	if (a - FOLD_COMP_ALO < 64u) {
-		/* an ASCII first element (e + U+0301): no search; lists
-		 * past FOLD_COMP_NABITS have no such first elements */
-		uint64_t bits = sec <= FOLD_COMP_NABITS ?
-					fold_comp_abits[sec - 1] : 0;
-		unsigned i = a - FOLD_COMP_ALO;
-		uint32_t e;
-		if (!(bits >> i & 1))
-			return 0;
-		e = fold_comp[fold_comp_start[sec - 1] +
-			      fs_popcount(bits & ((1ull << i) - 1))];
-		return C_AGE(e) > fs->age ? 0 : C_LOW(e);
-	}
 	/* the list is sorted by first element */
 	lo = fold_comp_start[sec - 1];
 	hi = fold_comp_start[sec];
@@ -1188,7 +1201,11 @@ ascii_end:
 							break;
 					}
 					/* the last one copied may be held: look
-					 * it up again rather than carry it */
+					 * it up again rather than carry it (nor
+					 * let the compiler carry the pointers
+					 * to it round the loop) */
+					FS_OPAQUE(p);
+					FS_OPAQUE(o);
 					cp = (p[-2] & 0x1Fu) << 6 | (p[-1] & 0x3Fu);
 					lv = fold_lane_direct(cp);
 					t = lv & L_RID ? 0 : cp;
@@ -1384,6 +1401,8 @@ ascii_end:
 					}
 					/* the last one copied may be held: look
 					 * it up again rather than carry it */
+					FS_OPAQUE(p);
+					FS_OPAQUE(o);
 					cp = (p[-3] & 0x0Fu) << 12 |
 					     (p[-2] & 0x3Fu) << 6 | (p[-1] & 0x3Fu);
 					lv = fold_lane(cp);
@@ -1800,14 +1819,30 @@ static unsigned fs_fill_variant(struct fstream *fs, unsigned want, unsigned v)
 unsigned fs_fill(struct fstream *fs, unsigned want)
 {
 	fs->outn = 0;
+	if (fs->mode == FS_LATER)
+		fs_init_rest(fs, fs->ctx, 1);
 	if (fs->mode != FS_UNI)
 		return fs_fill_bytes(fs);
 	return fs_fill_variant(fs, want, FS_VARIANT(fs->compose, fs->fold));
 }
 
+/* fs_first() where the fast lane stopped before the end of the name:
+ * the rest of the set-up and the fill, or, if the lane gave enough (a
+ * fill would add nothing), neither yet (FS_LATER: a compare often needs
+ * no more). */
+static unsigned fs_first_rest(struct fstream *fs, unsigned want)
+{
+	const unsigned lim = FS_OUTCAP - FS_STEPMAX;
+	if (!FOLD_REFERENCE && fs->outn >= (want < lim ? want : lim)) {
+		fs->mode = FS_LATER;
+		return fs->outn;
+	}
+	fs_init_rest(fs, fs->ctx, 1);
+	return fs_fill_variant(fs, want, FS_VARIANT(fs->compose, fs->fold));
+}
+
 /* The fast lane first; the rest of the set-up only if it stops early. */
-static FS_INLINE unsigned fs_first_v(struct fstream *fs,
-				     const struct fold_ctx *ctx, unsigned want,
+static FS_INLINE unsigned fs_first_v(struct fstream *fs, unsigned want,
 				     const int C, const int F)
 {
 	const unsigned lim = FS_OUTCAP - FS_STEPMAX;
@@ -1818,8 +1853,7 @@ static FS_INLINE unsigned fs_first_v(struct fstream *fs,
 			return fs->outn;
 		}
 	}
-	fs_init_rest(fs, ctx, 1);
-	return fs_fill_variant(fs, want, FS_VARIANT(C, F));
+	return fs_first_rest(fs, want);
 }
 
 unsigned fs_first(struct fstream *fs, const struct fold_ctx *ctx,
@@ -1837,13 +1871,13 @@ unsigned fs_first(struct fstream *fs, const struct fold_ctx *ctx,
 		fs->out = out;
 	switch (fs_variant(form)) {
 	case 0:
-		return fs_first_v(fs, ctx, want, 0, 0);
+		return fs_first_v(fs, want, 0, 0);
 	case 1:
-		return fs_first_v(fs, ctx, want, 0, 1);
+		return fs_first_v(fs, want, 0, 1);
 	case 2:
-		return fs_first_v(fs, ctx, want, 1, 0);
+		return fs_first_v(fs, want, 1, 0);
 	default:
-		return fs_first_v(fs, ctx, want, 1, 1);
+		return fs_first_v(fs, want, 1, 1);
 	}
 }
 
@@ -1856,8 +1890,9 @@ unsigned fs_first(struct fstream *fs, const struct fold_ctx *ctx,
  * (fold_data.h: their fold is a plain starter), and starters whose
  * canonical decomposition leads to one of those.  Else, and for NUL or
  * ill-formed input, -1. */
-int32_t fs_lead(const struct fold_ctx *ctx, const unsigned char *p,
-		const unsigned char *e)
+__attribute__((flatten)) int32_t fs_lead(const struct fold_ctx *ctx,
+					 const unsigned char *p,
+					 const unsigned char *e)
 {
 	const struct fold_rec *r;
 	uint32_t d, cp, m;
@@ -1918,4 +1953,57 @@ int32_t fs_lead(const struct fold_ctx *ctx, const unsigned char *p,
 	return -1;
 ascii:
 	return (int32_t)(fold && cp - 'A' < 26u ? cp + 32 : cp);
+}
+
+/* What fs_head() says: the lane's own keys (fs_own()), simple folds and
+ * (NFKC_CF) composed folds are their keys, or the first code point of
+ * their keys; in the composing forms only if what follows cannot combine
+ * with them (fs_lane_starter()), as the lane would take them. */
+__attribute__((flatten)) int32_t fs_head(const struct fold_ctx *ctx,
+					 const unsigned char *p,
+					 const unsigned char *e)
+{
+	unsigned v = fs_variant(ctx->form), C = v >> 1, F = v & 1;
+	unsigned level = ctx->form == FOLD_NFKC_CF ? 3 :
+			 ctx->form == FOLD_NFKC || (ctx->flags & FOLD_COMPAT) ?
+			 2 : 1;
+	uint32_t d, cp, k;
+	unsigned lv;
+	if (p == e || !*p)
+		return -1;
+	if (*p < 0x80) {
+		k = *p++;
+		if (F && k - 'A' < 26u)
+			k += 32;
+	} else {
+		const struct fold_rec *r;
+		uint32_t m;
+		d = fs_dec(p, e);
+		if (!d)
+			return -1;
+		cp = DEC_CP(d);
+		p += DEC_LEN(d);
+		lv = fold_lane(cp);
+		r = &fold_recs[lv & L_RID];
+		m = REC_DESC(r);
+		if (C ? L_QUIET(lv) >= level : fs_inert(lv))
+			k = cp;
+		else if (F && (lv & L_SFOLD) && REC_AGE(r) <= ctx->age)
+			k = (uint32_t)((int32_t)cp + M_SDELTA(m));
+		else if (C && F && (lv & L_BB) && M_TYPE(m) == M_PAIR &&
+			 M_CFOLD(m) && REC_AGE(r) <= ctx->age)
+			k = (uint32_t)((int32_t)cp +
+				       (int32_t)fold_cdelta[M_CFOLD(m)]);
+		else if (!C && cp - SBASE < SCOUNT && ctx->age >= HANGUL_AGE)
+			return (int32_t)(LBASE + (cp - SBASE) / NCOUNT);
+		else
+			return -1;
+	}
+	if (!C || p == e || *p < 0x80)
+		return (int32_t)k;
+	d = fs_dec(p, e);
+	if (!d)
+		return -1;
+	lv = fold_lane(DEC_CP(d));
+	return (lv & L_BB) || L_QUIET(lv) >= level ? (int32_t)k : -1;
 }

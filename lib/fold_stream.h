@@ -50,6 +50,9 @@ enum fs_mode {
 	FS_RAW,	  /* ill-formed name: its bytes are its key */
 	FS_ASCII, /* ascii charset: bytes, A-Z folded if fold */
 	FS_UNI,	  /* UTF-8 at a Unicode version */
+	FS_LATER, /* FS_UNI, set up by fs_init_lane() only: the next
+		     fs_fill() does the rest (fs_first()'s lane gave
+		     enough) */
 };
 
 /* Most output one input code point can cause: a flushed run of
@@ -86,6 +89,7 @@ struct fstream {
 	 * writes keys in place) */
 	unsigned outn;
 	unsigned char *out;
+	const struct fold_ctx *ctx; /* the stream's context */
 	unsigned char buf[FS_OUTCAP];
 };
 
@@ -110,6 +114,7 @@ static inline void fs_init_lane(struct fstream *fs, const struct fold_ctx *ctx,
 	fs->p = (const unsigned char *)s;
 	fs->beg = fs->p;
 	fs->end = fs->p + n;
+	fs->ctx = ctx;
 	fs->done = 0;
 	fs->bad = 0;
 	fs->have_st = 0;
@@ -162,6 +167,7 @@ static inline void fs_init(struct fstream *fs, const struct fold_ctx *ctx,
 #define fs_fill fold_fs_fill
 #define fs_first fold_fs_first
 #define fs_lead fold_fs_lead
+#define fs_head fold_fs_head
 #pragma GCC visibility push(hidden)
 
 /*
@@ -189,6 +195,16 @@ unsigned fs_first(struct fstream *fs, const struct fold_ctx *ctx,
  */
 #define FS_LEAD_END 0x110000
 int32_t fs_lead(const struct fold_ctx *ctx, const unsigned char *p,
+		const unsigned char *e);
+
+/*
+ * The first code point of the key of p[0..e), where the first code point
+ * at p decides it (in the composing forms with the next one, which must
+ * not combine with it); -1 where it is not decided (or the input there
+ * is NUL or ill formed, or p is e).  Two names whose heads are known and
+ * differ have keys that differ there, in the order of the heads.
+ */
+int32_t fs_head(const struct fold_ctx *ctx, const unsigned char *p,
 		const unsigned char *e);
 
 #pragma GCC visibility pop

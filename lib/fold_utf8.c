@@ -13,19 +13,47 @@
 
 #include <string.h>
 
+/* Does w (fold_load8) hold four well-formed two-byte sequences: leads
+ * 110xxxxx but C0 and C1 (bits 1-4 not all 0), each followed by a
+ * continuation byte? */
+static inline int two_byte4(uint64_t w)
+{
+	return (w & 0xC0E0C0E0C0E0C0E0ull) == 0x80C080C080C080C0ull &&
+	       (((w & 0x001E001E001E001Eull) + 0x00FF00FF00FF00FFull) &
+		0x0100010001000100ull) == 0x0100010001000100ull;
+}
+
+/* Does w (fold_load8) start with two well-formed three-byte sequences
+ * whose lead bytes are E1..EC or EE..EF (no limits on the second byte)? */
+static inline int three_byte2(uint64_t w)
+{
+	return (w & 0xC0C0F0C0C0F0ull) == 0x8080E08080E0ull &&
+	       (0xDFFEu >> (w & 0xF) & 1) && (0xDFFEu >> (w >> 24 & 0xF) & 1);
+}
+
 long fold_utf8_check(const unsigned char *s, size_t n)
 {
 	size_t i = 0;
 	while (i < n) {
 		unsigned c = s[i];
 		if (c < 0x80) {
-			/* ASCII: eight at a time where a whole word is, up
-			 * to the first byte that is NUL or >= 0x80 (the
-			 * first flagged byte is exact: a false flag needs a
-			 * borrow from a real NUL below it) */
-			if (!FOLD_REFERENCE && i + 8 <= n) {
-				uint64_t w = fold_load8(s + i);
-				uint64_t m = fold_special8(w);
+			/* ASCII: eight at a time, up to the first byte that
+			 * is NUL or >= 0x80 (the first flagged byte is
+			 * exact: a false flag needs a borrow from a real NUL
+			 * below it); the last bytes from the word that ends
+			 * with them (zeros shifted in above them, masked) */
+			if (!FOLD_REFERENCE && n >= 8) {
+				uint64_t m;
+				if (i + 8 <= n) {
+					m = fold_special8(fold_load8(s + i));
+				} else {
+					unsigned k = (unsigned)(n - i);
+					m = fold_special8(fold_load8(s + n - 8) >>
+							  (8 * (8 - k))) &
+					    ((1ull << (8 * k)) - 1);
+					if (!m)
+						return -1;
+				}
 				if (!m) {
 					i += 8;
 					continue;
@@ -40,12 +68,35 @@ long fold_utf8_check(const unsigned char *s, size_t n)
 			i++;
 		} else if (c - 0xC2u < 0x1Eu) {
 			/* a run of two-byte sequences (Latin, Greek,
-			 * Cyrillic...) in a loop of its own */
+			 * Cyrillic...): four at a time where a word holds
+			 * them, else in a loop of its own */
+			if (!FOLD_REFERENCE && i + 8 <= n &&
+			    two_byte4(fold_load8(s + i))) {
+				i += 8;
+				continue;
+			}
 			do {
 				if (i + 1 >= n || (s[i + 1] & 0xC0) != 0x80)
 					return (long)i;
 				i += 2;
 			} while (i < n && s[i] - 0xC2u < 0x1Eu);
+		} else if (c - 0xE1u < 0x0Fu && c != 0xED) {
+			/* a run of three-byte sequences without the E0 and
+			 * ED lead bytes' limits (CJK, kana, Hangul...): two
+			 * at a time where a word holds them */
+			if (!FOLD_REFERENCE && i + 8 <= n &&
+			    three_byte2(fold_load8(s + i))) {
+				i += 6;
+				continue;
+			}
+			do {
+				if (i + 2 >= n ||
+				    ((s[i + 1] ^ 0x80u) | (s[i + 2] ^ 0x80u)) >=
+					    0x40u)
+					return (long)i;
+				i += 3;
+			} while (i < n && (c = s[i]) - 0xE1u < 0x0Fu &&
+				 c != 0xED);
 		} else if (c - 0xE0u < 0x10u) {
 			unsigned lo = c == 0xE0 ? 0xA0 : 0x80;
 			unsigned hi = c == 0xED ? 0x9F : 0xBF;

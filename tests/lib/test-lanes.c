@@ -21,7 +21,9 @@
  * length must write exactly the key's prefix and nothing past cap.  And
  * fs_lead, from which fold_equal may answer "unequal" without streaming,
  * must give the first code point of the decomposed reference key for
- * every code point with data, followed by a mark or not.
+ * every code point with data, followed by a mark or not; and fs_head,
+ * from which fold_cmp may order names without streaming, the first code
+ * point of the reference key.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -30,7 +32,7 @@
 
 #include "check.h"
 #include "fold.h"
-#include "fold_stream.h" /* fs_lead */
+#include "fold_stream.h" /* fs_lead, fs_head */
 
 /* The reference copy (no fast lanes). */
 ssize_t ref_fold_key(const struct fold_ctx *ctx, const char *s, size_t n,
@@ -373,6 +375,49 @@ static void check_leads(const struct fold_ctx *c, const struct ctxdef *d)
 		ctxdef_desc(d), known, all, bad);
 }
 
+/* fs_head (fold_stream.h, from whose answers for two names fold_cmp
+ * may order them without streaming): wherever it answers, the first code
+ * point of the reference key.  The same names as for fs_lead. */
+static void check_heads(const struct fold_ctx *c, const struct ctxdef *d)
+{
+	static const char *const after[] = {
+		"", "\xCC\x81", "\xCD\x85", "\xE3\x82\x99", "\xE1\x85\xA1",
+		"\xE1\x86\xA8", "\xC2\xAD", "\xCC\xA3", "a",
+	};
+	unsigned long known = 0, all = 0, bad = 0;
+	uint32_t cp;
+	for (cp = 1; cp < 0xE1000; cp++) {
+		char s[16];
+		const char *a = after[cp % (sizeof after / sizeof *after)];
+		size_t n;
+		ssize_t k;
+		int32_t head, want;
+		uint32_t first;
+		if (cp == 0x30000)
+			cp = 0xE0000;
+		if (cp - 0xD800 < 0x800)
+			continue;
+		n = u8_put(cp, s);
+		memcpy(s + n, a, strlen(a));
+		n += strlen(a);
+		all++;
+		head = fs_head(c, (const unsigned char *)s,
+			       (const unsigned char *)s + n);
+		if (head < 0)
+			continue;
+		known++;
+		k = ref_fold_key(c, s, n, rkey, sizeof rkey);
+		want = k <= 0 ? -1 :
+			(u8_decode(rkey, (size_t)k, &first, 1), (int32_t)first);
+		if (!ck(head == want, "%s: fs_head(%s) = U+%04X, key starts "
+			"with U+%04X", ctxdef_desc(d), ck_hex(s, n),
+			(unsigned)head, (unsigned)want))
+			bad++;
+	}
+	ck_info("%s: fs_head answered for %lu of %lu names (%lu wrong)",
+		ctxdef_desc(d), known, all, bad);
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long names = 6000, i;
@@ -411,8 +456,10 @@ int main(int argc, char **argv)
 		ck_group(gname[j]);
 		if (!ck(err == 0, "%s: fold_init failed: %d", ctxdef_desc(d), err))
 			continue;
-		if (strcmp(d->enc, "ascii"))
+		if (strcmp(d->enc, "ascii")) {
 			check_leads(&c, d);
+			check_heads(&c, d);
+		}
 		rng = 0x2545F4914F6CDD1Dull + j; /* each context its names */
 		for (i = 0; i < names; i++) {
 			size_t n = make_name(s), m;
