@@ -320,6 +320,23 @@ static void check_pair(const struct fold_ctx *c, const struct ctxdef *d,
 	}
 }
 
+/* The code points fs_lead and fs_head are probed with: every one up to
+ * U+2FFFF and the tags and variation selectors, no surrogates (skip:
+ * 1); each followed by a short text (probe_name: the name's length). */
+static int probe_skip(uint32_t *cp)
+{
+	if (*cp == 0x30000)
+		*cp = 0xE0000;
+	return *cp - 0xD800 < 0x800;
+}
+
+static size_t probe_name(uint32_t cp, const char *after, char *s)
+{
+	size_t n = u8_put(cp, s);
+	memcpy(s + n, after, strlen(after));
+	return n + strlen(after);
+}
+
 /* fs_lead (fold_stream.h, which fold_equal trusts to call names unequal
  * early): wherever it answers, the first code point of the canonical
  * decomposition of the reference key, or FS_LEAD_END for an empty key.
@@ -348,13 +365,9 @@ static void check_leads(const struct fold_ctx *c, const struct ctxdef *d)
 		ssize_t k, m;
 		int32_t lead, want;
 		uint32_t first;
-		if (cp == 0x30000)
-			cp = 0xE0000;
-		if (cp - 0xD800 < 0x800)
+		if (probe_skip(&cp))
 			continue;
-		n = u8_put(cp, s);
-		memcpy(s + n, a, strlen(a));
-		n += strlen(a);
+		n = probe_name(cp, a, s);
 		all++;
 		lead = fs_lead(c, (const unsigned char *)s,
 			       (const unsigned char *)s + n);
@@ -393,13 +406,9 @@ static void check_heads(const struct fold_ctx *c, const struct ctxdef *d)
 		ssize_t k;
 		int32_t head, want;
 		uint32_t first;
-		if (cp == 0x30000)
-			cp = 0xE0000;
-		if (cp - 0xD800 < 0x800)
+		if (probe_skip(&cp))
 			continue;
-		n = u8_put(cp, s);
-		memcpy(s + n, a, strlen(a));
-		n += strlen(a);
+		n = probe_name(cp, a, s);
 		all++;
 		head = fs_head(c, (const unsigned char *)s,
 			       (const unsigned char *)s + n);
