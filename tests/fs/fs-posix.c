@@ -1255,6 +1255,55 @@ static void create_over_secret(const char *mnt, const char *src)
 		  "with the daemon's access", (int)swap_uid, TUID);
 }
 
+/* For the sections that run the daemon as TUID: /dev/fuse opened for
+ * the mount, or -1 (skipped, said) where uid TUID cannot run the daemon
+ * (e.g. the build tree is private to root). */
+static int user_fuse_fd(void)
+{
+	int fd, st;
+	fflush(stdout);
+	pid_t x = fork();
+	if (x == 0)
+		_exit(become_user() == 0 && access(t_opt.foldfs, X_OK) == 0 ? 0 : 1);
+	if (x < 0 || wait_bounded(x, &st, 10) != 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		t_skip("%s is not executable by uid %d: not tested", t_opt.foldfs, TUID);
+		return -1;
+	}
+	fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		t_skip("/dev/fuse: %s", strerror(errno));
+	return fd;
+}
+
+/* Mount src on mnt through fd as mount.fuse3 does before it drops
+ * privileges, and start the daemon as TUID on /dev/fd/N with -o opts;
+ * fd is consumed.  The daemon's pid, or -1 (said). */
+static pid_t user_daemon(const char *src, const char *mnt, int fd, const char *opts)
+{
+	char mo[256], dev[32];
+	snprintf(mo, sizeof mo,
+		 "fd=%d,rootmode=40000,user_id=%d,group_id=%d,allow_other,default_permissions", fd,
+		 TUID, TGID);
+	if (!CHECK(mount(src, mnt, "fuse.foldfs", MS_NOSUID | MS_NODEV, mo) == 0,
+		   "mount(2) of a FUSE file system for uid %d: %s", TUID, strerror(errno))) {
+		close(fd);
+		return -1;
+	}
+	snprintf(dev, sizeof dev, "/dev/fd/%d", fd);
+	fflush(stdout);
+	pid_t d = fork();
+	if (d == 0) {
+		fcntl(fd, F_SETFD, 0);
+		if (become_user() == 0)
+			execl(t_opt.foldfs, t_opt.foldfs, src, dev, "-f", "-o", opts,
+			      (char *)NULL);
+		_exit(127);
+	}
+	close(fd);
+	t_track_child(d);
+	return d;
+}
+
 /* The same against a daemon that runs as a user (TUID), as mount.fuse3
  * -o drop_privileges or a user's fstab entry with allow_other give: it
  * cannot take the caller's identity, so it must apply the sticky rule to
@@ -1264,46 +1313,15 @@ static void sec_sticky_user_daemon(void)
 {
 	t_section("a user's daemon with allow_other: other users get only their own access");
 	const char *src = t_newdir("src-sticky-user"), *mnt = t_newdir("mnt-sticky-user");
-	char opts[256], dev[32];
-	int fd, st;
-	fflush(stdout);
-	pid_t x = fork();
-	if (x == 0)
-		_exit(become_user() == 0 && access(t_opt.foldfs, X_OK) == 0 ? 0 : 1);
-	if (x < 0 || wait_bounded(x, &st, 10) != 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-		/* e.g. the build tree is private to root */
-		t_skip("%s is not executable by uid %d: not tested", t_opt.foldfs, TUID);
+	int fd = user_fuse_fd(), st;
+	if (fd < 0)
 		return;
-	}
-	fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
-	if (fd < 0) {
-		t_skip("/dev/fuse: %s", strerror(errno));
-		return;
-	}
 	swap_uid = TUID + 1;
 	CHECK_OK(chown(src, TUID, TGID), "SOURCE owned by the daemon's user %d", TUID);
 	sticky_layout(src, TUID);
-	/* what mount.fuse3 does before it drops privileges */
-	snprintf(opts, sizeof opts,
-		 "fd=%d,rootmode=40000,user_id=%d,group_id=%d,allow_other,default_permissions", fd,
-		 TUID, TGID);
-	if (!CHECK(mount(src, mnt, "fuse.foldfs", MS_NOSUID | MS_NODEV, opts) == 0,
-		   "mount(2) of a FUSE file system for uid %d: %s", TUID, strerror(errno))) {
-		close(fd);
+	pid_t d = user_daemon(src, mnt, fd, STICKY_OPTS);
+	if (d < 0)
 		return;
-	}
-	snprintf(dev, sizeof dev, "/dev/fd/%d", fd);
-	fflush(stdout);
-	pid_t d = fork();
-	if (d == 0) {
-		fcntl(fd, F_SETFD, 0);
-		if (become_user() == 0)
-			execl(t_opt.foldfs, t_opt.foldfs, src, dev, "-f", "-o", STICKY_OPTS,
-			      (char *)NULL);
-		_exit(127);
-	}
-	close(fd);
-	t_track_child(d);
 	run_as_uid(swap_uid, sticky_swap, mnt, src);
 	sticky_intact(src, TUID);
 	/* cache=epoch keeps the miss; the file is made behind the view */
@@ -1351,45 +1369,16 @@ static void sec_plain_create_user_daemon(void)
 {
 	t_section("a user's daemon with allow_other: O_CREAT in a plain directory over a new file");
 	const char *src = t_newdir("src-plain-user"), *mnt = t_newdir("mnt-plain-user");
-	char opts[256], dev[32];
-	int fd, st;
-	fflush(stdout);
-	pid_t x = fork();
-	if (x == 0)
-		_exit(become_user() == 0 && access(t_opt.foldfs, X_OK) == 0 ? 0 : 1);
-	if (x < 0 || wait_bounded(x, &st, 10) != 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-		t_skip("%s is not executable by uid %d: not tested", t_opt.foldfs, TUID);
+	int fd = user_fuse_fd(), st;
+	if (fd < 0)
 		return;
-	}
-	fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
-	if (fd < 0) {
-		t_skip("/dev/fuse: %s", strerror(errno));
-		return;
-	}
 	swap_uid = TUID + 1;
 	CHECK(chown(src, TUID, TGID) == 0 && mkdir(t_path(src, "pub"), 0777) == 0 &&
 		      chmod(t_path(src, "pub"), 0777) == 0,
 	      "SOURCE of uid %d, with pub (0777, not sticky)", TUID);
-	snprintf(opts, sizeof opts,
-		 "fd=%d,rootmode=40000,user_id=%d,group_id=%d,allow_other,default_permissions", fd,
-		 TUID, TGID);
-	if (!CHECK(mount(src, mnt, "fuse.foldfs", MS_NOSUID | MS_NODEV, opts) == 0,
-		   "mount(2) of a FUSE file system for uid %d: %s", TUID, strerror(errno))) {
-		close(fd);
+	pid_t d = user_daemon(src, mnt, fd, "allow_other,timeout=30");
+	if (d < 0)
 		return;
-	}
-	snprintf(dev, sizeof dev, "/dev/fd/%d", fd);
-	fflush(stdout);
-	pid_t d = fork();
-	if (d == 0) {
-		fcntl(fd, F_SETFD, 0);
-		if (become_user() == 0)
-			execl(t_opt.foldfs, t_opt.foldfs, src, dev, "-f", "-o",
-			      "allow_other,timeout=30", (char *)NULL);
-		_exit(127);
-	}
-	close(fd);
-	t_track_child(d);
 	run_as_uid(swap_uid, miss_plain_secret, mnt, src);
 	CHECK(t_write_file(t_path(src, "pub/secret"), "mine") == 0 &&
 		      chown(t_path(src, "pub/secret"), TUID, TGID) == 0 &&
