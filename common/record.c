@@ -31,6 +31,7 @@
 #endif
 
 #include "record.h"
+#include "u8.h"
 
 #ifndef FOLDFS_VERSION
 #define FOLDFS_VERSION "0.1"
@@ -39,20 +40,56 @@
 /* A record is a handful of short lines; anything bigger is not ours. */
 #define RECORD_MAX 4096
 
+char *foldfs_escape(const char *s, char *out, size_t cap)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), i = 0, o = 0;
+
+	if (!cap)
+		return out;
+	while (i < n) {
+		uint32_t cp = 0;
+		size_t l = u8_decode(p + i, n - i, &cp), k;
+		int bad = !l || u8_unsafe(cp);
+
+		if (!l)
+			l = 1;
+		if (bad || cp == '\\') {
+			size_t w = bad ? 4 * l : 2;
+
+			if (o + w >= cap)
+				break; /* cut between whole escapes */
+			for (k = 0; bad && k < l; k++)
+				o += (size_t)sprintf(out + o, "\\x%02x",
+						     p[i + k]);
+			if (!bad)
+				o += (size_t)sprintf(out + o, "\\\\");
+		} else {
+			if (o + l >= cap)
+				break;
+			memcpy(out + o, p + i, l);
+			o += l;
+		}
+		i += l;
+	}
+	out[o] = '\0';
+	return out;
+}
+
 static void seterr(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
+	char raw[1024];
 
 	if (!err || !errlen)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
+	vsnprintf(raw, sizeof raw, fmt, ap);
 	va_end(ap);
 	/* Messages quote what the file holds; a crafted record must not
-	 * send control sequences to the terminal that prints them. */
-	for (char *p = err; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
+	 * send control sequences (C0 or C1) or bidi overrides to the
+	 * terminal that prints them. */
+	foldfs_escape(raw, err, errlen);
 }
 
 static const struct {
@@ -613,7 +650,7 @@ void foldfs_record_print(const struct foldfs_record *rec, const char *source,
 {
 	FILE *f = stdio_file ? (FILE *)stdio_file : stdout;
 	struct fold_ctx ctx;
-	char flags[64];
+	char flags[64], val[4 * sizeof rec->created + 1], *esrc = NULL;
 	const char *uv = NULL;
 	int r;
 
@@ -621,10 +658,20 @@ void foldfs_record_print(const struct foldfs_record *rec, const char *source,
 	r = foldfs_record_ctx(rec, &ctx);
 	if (!strncmp(rec->encoding, "utf8-", 5))
 		uv = rec->encoding + 5;
-	if (source)
-		fprintf(f, "Source directory:         %s\n", source);
-	fprintf(f, "Record file:              %s%s%s\n", source ? source : "",
-		source ? "/" : "", FOLDFS_RECORD_NAME);
+	/* created= and creator= are free text (the reader refuses only C0
+	 * controls there) and a path is any bytes: shown escaped. */
+	if (source) {
+		size_t cap = 4 * strlen(source) + 1;
+
+		esrc = malloc(cap);
+		if (esrc)
+			foldfs_escape(source, esrc, cap);
+		fprintf(f, "Source directory:         %s\n",
+			esrc ? esrc : "?");
+	}
+	fprintf(f, "Record file:              %s%s%s\n",
+		source ? esrc ? esrc : "?" : "", source ? "/" : "",
+		FOLDFS_RECORD_NAME);
 	fprintf(f, "Record format:            %d\n", rec->format);
 	fprintf(f, "Encoding:                 %s%s\n", rec->encoding,
 		r < 0 ? "  (not supported by this build)" : "");
@@ -649,9 +696,12 @@ void foldfs_record_print(const struct foldfs_record *rec, const char *source,
 				: "allowed, matched byte for byte");
 	}
 	fprintf(f, "Created:                  %s\n",
-		rec->created[0] ? rec->created : "(unknown)");
+		rec->created[0] ? foldfs_escape(rec->created, val, sizeof val)
+				: "(unknown)");
 	fprintf(f, "Creator:                  %s\n",
-		rec->creator[0] ? rec->creator : "(unknown)");
+		rec->creator[0] ? foldfs_escape(rec->creator, val, sizeof val)
+				: "(unknown)");
+	free(esrc);
 }
 
 /* ---- is a directory inside a foldfs view? ---- */

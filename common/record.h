@@ -91,7 +91,14 @@ int foldfs_on_view(int fd, char *src, size_t cap);
  * Returns 0 or a FOLD_E* code. */
 int foldfs_record_ctx(const struct foldfs_record *rec, struct fold_ctx *ctx);
 
-/* Human-readable multi-line dump, like dumpe2fs -h / xfs_info. */
+/* s made safe for a terminal, into out[0..cap) (always terminated, cut
+ * only between whole characters or escapes; 4 * strlen(s) + 1 bytes hold
+ * all of it): C0 and C1 controls, DEL, bidi controls, line separators and
+ * bytes of ill-formed UTF-8 as \xNN, a backslash as \\.  Returns out. */
+char *foldfs_escape(const char *s, char *out, size_t cap);
+
+/* Human-readable multi-line dump, like dumpe2fs -h / xfs_info; the
+ * record's free-text fields and source are escaped (foldfs_escape). */
 void foldfs_record_print(const struct foldfs_record *rec, const char *source,
 			 void *stdio_file /* FILE * */);
 

@@ -14,8 +14,8 @@ $(FOLDFS_OBJS): $(BUILD)/obj/fs/%.o: fs/%.c fs/foldfs.h lib/fold.h common/record
 # FOLDFS_IOC_RESPELL: the client header and the daemon side (respell.c).
 $(addprefix $(BUILD)/obj/fs/,ioctl.o main.o respell.o): fs/foldfs_ioctl.h fs/respell.h
 
-$(BUILD)/foldfs: $(FOLDFS_OBJS) $(RECORD_O) $(LIBFOLD_A)
-	$(CC) $(LDFLAGS_BASE) -o $@ $(FOLDFS_OBJS) $(RECORD_O) $(LIBFOLD_A) $(FUSE3_LIBS) -lpthread
+$(BUILD)/foldfs: $(FOLDFS_OBJS) $(RECORD_O) $(U8_O) $(LIBFOLD_A)
+	$(CC) $(LDFLAGS_BASE) -o $@ $(FOLDFS_OBJS) $(RECORD_O) $(U8_O) $(LIBFOLD_A) $(FUSE3_LIBS) -lpthread
 
 .PHONY: foldfs
 foldfs: $(BUILD)/foldfs

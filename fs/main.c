@@ -74,7 +74,7 @@ static const char help_text[] =
 "                     and similar forms match their plain letters\n"
 "  -o ignorables      ignore Default_Ignorable_Code_Point when comparing\n"
 "  -o nofold          plain passthrough, no folding at all (the record is\n"
-"                     neither read nor written)\n"
+"                     neither read nor written, but hidden as in any view)\n"
 "  -o cache=MODE      kernel dentry caching in folding directories:\n"
 "                     auto   cache directories for `timeout` seconds, ask\n"
 "                            the daemon for every other name (default);\n"

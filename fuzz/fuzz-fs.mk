@@ -3,7 +3,7 @@
 # fuzz/fuzz-index.c), common/record.c (the encoding record parser every
 # mount reads, the mount table reader that tells a foldfs view, the
 # casefold attribute's helpers; fuzz/fuzz-record.c), the tools' UTF-8
-# decoder against libfold's validator (tools/u8.c, fuzz/fuzz-u8.c), the
+# decoder against libfold's validator (common/u8.c, fuzz/fuzz-u8.c), the
 # parser of foldfs-check's rename log (tools/foldfs-check-undo.c,
 # fuzz/fuzz-undo.c), foldfs-check's per-directory analysis, --fix
 # dry-run spellings and reports against a model (fuzz/fuzz-scan.c), and
@@ -44,13 +44,13 @@ $(FZ_OBJ)/record-wrap.o: $(RECORD_O)
 	objcopy --redefine-sym fstatfs64=fuzz_fstatfs \
 	  --redefine-sym fopen64=fuzz_fopen $< $@
 $(BUILD)/fuzz-record: $(FZ_OBJ)/fuzz-record.o $(FZ_OBJ)/record-wrap.o \
-		$(LIBFOLD_A)
+		$(U8_O) $(LIBFOLD_A)
 	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^
-$(FZ_OBJ)/fuzz-u8.o: fuzz/fuzz-u8.c tools/u8.h tools/foldfs-check.h \
+$(FZ_OBJ)/fuzz-u8.o: fuzz/fuzz-u8.c common/u8.h tools/foldfs-check.h \
 		$(FZ_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) -Itools -c -o $@ $<
-$(BUILD)/fuzz-u8: $(FZ_OBJ)/fuzz-u8.o $(BUILD)/obj/tools/u8.o \
+$(BUILD)/fuzz-u8: $(FZ_OBJ)/fuzz-u8.o $(U8_O) \
 		$(BUILD)/obj/tools/foldfs-check-report.o $(RECORD_O) $(LIBFOLD_A)
 	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^
 $(FZ_OBJ)/fuzz-undo.o: fuzz/fuzz-undo.c tools/foldfs-check.h $(FZ_HDRS)
@@ -58,23 +58,23 @@ $(FZ_OBJ)/fuzz-undo.o: fuzz/fuzz-undo.c tools/foldfs-check.h $(FZ_HDRS)
 	$(CC) $(CFLAGS_BASE) -Itools -c -o $@ $<
 $(BUILD)/fuzz-undo: $(FZ_OBJ)/fuzz-undo.o \
 		$(addprefix $(BUILD)/obj/tools/,foldfs-check-undo.o \
-		  foldfs-check-report.o u8.o) $(RECORD_O) $(LIBFOLD_A)
+		  foldfs-check-report.o) $(U8_O) $(RECORD_O) $(LIBFOLD_A)
 	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^
 $(FZ_OBJ)/fuzz-scan.o: fuzz/fuzz-scan.c tools/foldfs-check.h $(FZ_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) -Itools -c -o $@ $<
 $(BUILD)/fuzz-scan: $(FZ_OBJ)/fuzz-scan.o \
 		$(addprefix $(BUILD)/obj/tools/,foldfs-check-scan.o \
-		  foldfs-check-fix.o foldfs-check-report.o u8.o) $(RECORD_O) \
+		  foldfs-check-fix.o foldfs-check-report.o) $(U8_O) $(RECORD_O) \
 		$(LIBFOLD_A)
 	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^
 
 # foldfs-norm's own source, its main renamed
-$(FZ_OBJ)/fuzz-norm.o: fuzz/fuzz-norm.c tools/foldfs-norm.c tools/u8.h \
+$(FZ_OBJ)/fuzz-norm.o: fuzz/fuzz-norm.c tools/foldfs-norm.c common/u8.h \
 		$(FZ_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(TOOLS_CFLAGS) -Itools -c -o $@ $<
-$(BUILD)/fuzz-norm: $(FZ_OBJ)/fuzz-norm.o $(BUILD)/obj/tools/u8.o \
+$(BUILD)/fuzz-norm: $(FZ_OBJ)/fuzz-norm.o $(U8_O) \
 		$(LIBFOLD_A)
 	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^
 
@@ -90,7 +90,7 @@ $(FZ_OBJ)/record-xfail.o: $(RECORD_O)
 $(BUILD)/fuzz-check: $(FZ_OBJ)/fuzz-check.o $(FZ_OBJ)/record-xfail.o \
 		$(addprefix $(BUILD)/obj/tools/,foldfs-check-walk.o \
 		  foldfs-check-scan.o foldfs-check-fix.o foldfs-check-undo.o \
-		  foldfs-check-report.o u8.o) $(LIBFOLD_A)
+		  foldfs-check-report.o) $(U8_O) $(LIBFOLD_A)
 	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^
 
 $(FZ_OBJ)/fuzz-names.o: fuzz/fuzz-names.c fs/foldfs.h fs/respell.h \
@@ -112,8 +112,8 @@ $(FZ_OBJ)/fuzz-fix.o: fuzz/fuzz-fix.c tools/foldfs-check.h $(FZ_HDRS)
 	$(CC) $(CFLAGS_BASE) -Itools -c -o $@ $<
 $(BUILD)/fuzz-fix: $(FZ_OBJ)/fuzz-fix.o \
 		$(addprefix $(BUILD)/obj/tools/,foldfs-check-scan.o \
-		  foldfs-check-fix.o foldfs-check-undo.o foldfs-check-report.o \
-		  u8.o) $(RECORD_O) $(LIBFOLD_A)
+		  foldfs-check-fix.o foldfs-check-undo.o foldfs-check-report.o) \
+		$(U8_O) $(RECORD_O) $(LIBFOLD_A)
 	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^
 
 # A valid input of each text format (printf format), so that runs start

@@ -41,7 +41,7 @@ eval "$MK check-tools-norm" | tail -n 1
 
 mkdir -p "$B/gcov"
 printf '\n%-34s %8s %7s\n' "source file" "lines" "run"
-for src in lib/*.c fs/*.c tools/foldfs-*.c tools/u8.c common/*.c; do
+for src in lib/*.c fs/*.c tools/foldfs-*.c common/*.c; do
 	obj=$B/obj/$(dirname "$src")
 	[ -f "$obj/$(basename "$src" .c).gcda" ] || continue
 	# gcov finds the sources by the relative paths they were compiled

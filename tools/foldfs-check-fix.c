@@ -171,10 +171,11 @@ static int log_check_existing(struct check *c, off_t size)
 }
 
 /* The first line: LOG_MAGIC, the format, and how to undo, with the log's
- * name escaped so that any byte (a newline, say) keeps it one line. */
+ * (absolute) name escaped so that any byte (a newline, say) keeps it one
+ * line, and one shown by cat(1) cannot drive the terminal. */
 static int log_write_header(struct check *c)
 {
-	size_t n = strlen(c->log_name), i, k;
+	size_t n = strlen(c->log_name), k;
 	char *hdr = malloc(strlen(LOG_MAGIC) + 64 + 4 * n);
 	int r;
 
@@ -182,14 +183,8 @@ static int log_write_header(struct check *c)
 		return -ENOMEM;
 	k = (size_t)sprintf(hdr, "%s%d; undo: foldfs-check --undo ", LOG_MAGIC,
 			    LOG_FORMAT);
-	for (i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char)c->log_name[i];
-
-		if (ch < 0x20 || ch == 0x7f || ch == '\\')
-			k += (size_t)sprintf(hdr + k, "\\x%02x", ch);
-		else
-			hdr[k++] = (char)ch;
-	}
+	foldfs_escape(c->log_name, hdr + k, 4 * n + 1);
+	k += strlen(hdr + k);
 	hdr[k++] = '\n';
 	r = log_write(c, hdr, k);
 	free(hdr);
@@ -240,6 +235,29 @@ int fix_open_log(struct check *c)
 		if (!c->log_name) {
 			c->log_err = ENOMEM;
 			return -ENOMEM;
+		}
+		/* The header's undo command, the messages and the check
+		 * for a moved log need a name that works from any
+		 * directory: the one --undo is run from is another. */
+		if (c->log_name[0] != '/') {
+			char *cwd = getcwd(NULL, 0), *abs = NULL;
+
+			if (!cwd || asprintf(&abs, "%s%s%s", cwd,
+					     strcmp(cwd, "/") ? "/" : "",
+					     c->log_name) < 0)
+				abs = NULL;
+			free(cwd);
+			if (!abs) {
+				r = errno ? -errno : -ENOMEM;
+				fprintf(stderr,
+					"foldfs-check: %s: cannot make the "
+					"rename log's path absolute: %s\n",
+					rep_q(c->log_name), strerror(-r));
+				c->log_err = -r;
+				return r;
+			}
+			free(c->log_name);
+			c->log_name = abs;
 		}
 	}
 	/* No symbolic link: the default name is predictable, and whoever

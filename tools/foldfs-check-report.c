@@ -17,16 +17,6 @@
 
 #include "foldfs-check.h"
 
-/* Code points that would garble a terminal line or hide the true order of
- * the text: C1 controls, bidi embeddings/isolates/marks, line separators. */
-static int cp_unsafe(uint32_t cp)
-{
-	return (cp >= 0x80 && cp <= 0x9f) || cp == 0x200e || cp == 0x200f ||
-	       (cp >= 0x202a && cp <= 0x202e) ||
-	       (cp >= 0x2066 && cp <= 0x2069) || cp == 0x2028 ||
-	       cp == 0x2029 || cp == 0x061c;
-}
-
 void rep_escape(FILE *f, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -42,7 +32,7 @@ void rep_escape(FILE *f, const char *s, size_t n)
 		} else if (l == 1 && (cp == '\\' || cp == '\'')) {
 			putc('\\', f);
 			putc((int)cp, f);
-		} else if (l > 1 && !cp_unsafe(cp)) {
+		} else if (l > 1 && !u8_unsafe(cp)) {
 			fwrite(p + i, 1, l, f);
 		} else {
 			size_t k;
@@ -101,11 +91,12 @@ void rep_json_str(FILE *f, const char *s, size_t n)
 				fprintf(f, "\\u%04x", cp);
 			else
 				putc((int)cp, f);
-		} else if (cp == 0x2028 || cp == 0x2029 ||
-			   (cp >= 0x80 && cp <= 0x9f)) {
-			/* U+2028/9: valid JSON that breaks some JavaScript
-			 * readers.  C1 controls: a terminal acts on them
-			 * (U+009B starts a CSI), so escaped like C0 ones. */
+		} else if (u8_unsafe(cp)) {
+			/* What the text output escapes: C1 controls (a
+			 * terminal acts on them: U+009B starts a CSI), bidi
+			 * controls (they reorder what a terminal or a pager
+			 * shows), and U+2028/9 (valid JSON that breaks some
+			 * JavaScript readers). */
 			fprintf(f, "\\u%04x", cp);
 		} else {
 			fwrite(p + i, 1, l, f);

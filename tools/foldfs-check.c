@@ -205,6 +205,38 @@ static int find_record(struct check *c)
 	return -ENOENT;
 }
 
+/* Through a view the tree's record is hidden: the defaults would be
+ * assumed, and collisions judged wrongly (or --info would say there is
+ * no record).  1 (said so) if c->root_abs lies inside one, else 0. */
+static int refuse_view(struct check *c, const char *path)
+{
+	char vsrc[PATH_MAX];
+	int fd = open(c->root_abs, O_PATH | O_CLOEXEC);
+	int view = fd >= 0 ? foldfs_on_view(fd, vsrc, sizeof vsrc) : 0;
+
+	if (fd >= 0)
+		close(fd);
+	if (view == 2) {
+		fprintf(stderr,
+			"foldfs-check: %s is inside a foldfs view of %s, "
+			"which hides the tree's encoding record, and %s does "
+			"not lead to the tree (the view is mounted over it, "
+			"or named otherwise with fsname=): unmount the view, "
+			"or check the tree's own directory\n",
+			rep_q(path), rep_q(vsrc), rep_q(vsrc));
+		return 1;
+	}
+	if (view) {
+		fprintf(stderr,
+			"foldfs-check: %s is inside a foldfs view of %s, "
+			"which hides the tree's encoding record: check the "
+			"directory in %s instead\n",
+			rep_q(path), rep_q(vsrc), rep_q(vsrc));
+		return 1;
+	}
+	return 0;
+}
+
 static int init_ctx(struct fold_ctx *ctx, const char *enc, unsigned flags,
 		    const char *what)
 {
@@ -212,7 +244,7 @@ static int init_ctx(struct fold_ctx *ctx, const char *enc, unsigned flags,
 
 	if (r < 0)
 		fprintf(stderr, "foldfs-check: %s encoding '%s': %s\n", what,
-			enc, fold_strerror(r));
+			rep_q(enc), fold_strerror(r));
 	return r;
 }
 
@@ -238,35 +270,8 @@ static int setup_tree(struct check *c, const char *path)
 	c->have_record = 0;
 	c->record_dir = NULL;
 	c->record_root_fd_dev_ino_set = 0;
-	{
-		/* through a view the tree's record is hidden: the defaults
-		 * would be assumed, and collisions judged wrongly */
-		char vsrc[PATH_MAX];
-		int fd = open(c->root_abs, O_PATH | O_CLOEXEC);
-		int view = fd >= 0 ? foldfs_on_view(fd, vsrc, sizeof vsrc) : 0;
-
-		if (fd >= 0)
-			close(fd);
-		if (view == 2) {
-			fprintf(stderr,
-				"foldfs-check: %s is inside a foldfs view of "
-				"%s, which hides the tree's encoding record, "
-				"and %s does not lead to the tree (the view is "
-				"mounted over it, or named otherwise with "
-				"fsname=): unmount the view, or check the "
-				"tree's own directory\n",
-				rep_q(path), rep_q(vsrc), rep_q(vsrc));
-			return EXIT_OPERATIONAL;
-		}
-		if (view) {
-			fprintf(stderr,
-				"foldfs-check: %s is inside a foldfs view of "
-				"%s, which hides the tree's encoding record: "
-				"check the directory in %s instead\n",
-				rep_q(path), rep_q(vsrc), rep_q(vsrc));
-			return EXIT_OPERATIONAL;
-		}
-	}
+	if (refuse_view(c, path))
+		return EXIT_OPERATIONAL;
 	r = find_record(c);
 	if (r < 0 && r != -ENOENT)
 		return EXIT_OPERATIONAL;
@@ -423,25 +428,49 @@ static void teardown_tree(struct check *c)
 	c->record_dir = NULL;
 }
 
+/* --info of one PATH, found as a check finds it: not through a view
+ * (which hides the record), and a PATH without a record of its own inside
+ * a recorded tree is named as such (a mount of it uses that record and
+ * creates none). */
 static int do_info(struct check *c, const char *path)
 {
 	struct foldfs_record rec;
-	char err[256];
-	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r;
+	const char *up = NULL;
+	int r;
 
-	if (fd < 0) {
+	c->have_record = 0;
+	c->record_dir = NULL;
+	c->root_abs = realpath(path, NULL);
+	if (!c->root_abs) {
 		int e = errno;
 		fprintf(stderr, "foldfs-check: %s: %s\n", rep_q(path),
 			strerror(e));
 		return EXIT_OPERATIONAL;
 	}
-	r = foldfs_record_read(fd, &rec, err, sizeof err);
-	close(fd);
-	if (r == -ENOENT) {
+	if (refuse_view(c, path))
+		return EXIT_OPERATIONAL;
+	r = find_record(c);
+	if (r < 0 && r != -ENOENT)
+		return EXIT_OPERATIONAL; /* (said so) */
+	if (r == 0 && strcmp(c->record_dir, c->root_abs))
+		up = c->record_dir;
+	if (r == -ENOENT || up) {
 		if (c->json) {
 			fputs("{\"type\":\"record\",", stdout);
 			rep_json_name(stdout, "path", path, strlen(path));
-			fputs(",\"present\":false}\n", stdout);
+			fputs(",\"present\":false", stdout);
+			if (up) {
+				putc(',', stdout);
+				rep_json_name(stdout, "tree", up, strlen(up));
+			}
+			fputs("}\n", stdout);
+		} else if (up) {
+			printf("%s: no encoding record of its own; it lies in "
+			       "the tree recorded in %s%s%s, which a mount of "
+			       "it uses (foldfs-check --info %s)\n",
+			       rep_q(path), rep_q(up),
+			       strcmp(up, "/") ? "/" : "", FOLDFS_RECORD_NAME,
+			       rep_q(up));
 		} else {
 			printf("%s: no encoding record (%s); foldfs creates "
 			       "one at the first read-write mount (default "
@@ -450,11 +479,7 @@ static int do_info(struct check *c, const char *path)
 		}
 		return 1;
 	}
-	if (r < 0) {
-		fprintf(stderr, "foldfs-check: %s/%s: %s\n", rep_q(path),
-			FOLDFS_RECORD_NAME, err);
-		return EXIT_OPERATIONAL;
-	}
+	rec = c->rec;
 	if (c->json) {
 		char fl[64];
 
@@ -470,7 +495,7 @@ static int do_info(struct check *c, const char *path)
 		rep_json_str(stdout, rec.creator, strlen(rec.creator));
 		fputs("}\n", stdout);
 	} else {
-		foldfs_record_print(&rec, rep_q(path), stdout);
+		foldfs_record_print(&rec, path, stdout); /* (escapes) */
 	}
 	return 0;
 }
@@ -646,7 +671,7 @@ static const struct option longopts[] = {
 static int usage_error(const char *msg, const char *arg)
 {
 	fprintf(stderr, "foldfs-check: %s%s%s\n", msg, arg ? ": " : "",
-		arg ? arg : "");
+		arg ? rep_q(arg) : "");
 	fprintf(stderr, "Try 'foldfs-check --help' for more information.\n");
 	return EXIT_USAGE;
 }
@@ -848,8 +873,10 @@ static int run(int argc, char **argv)
 		return status;
 	}
 	if (c.mode == MODE_INFO) {
-		for (i = optind; i < argc; i++)
+		for (i = optind; i < argc; i++) {
 			status |= do_info(&c, argv[i]);
+			teardown_tree(&c);
+		}
 		return status;
 	}
 

@@ -112,10 +112,47 @@ static void usage(FILE *f)
 	      f);
 }
 
+/* s to f with controls, C1 controls, bidi controls, line separators,
+ * ill-formed bytes and the backslash itself escaped, so that it is one
+ * unambiguous line of printable text a terminal does not act on. */
+static void put_esc(FILE *f, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+
+	while (i < n) {
+		uint32_t cp = 0;
+		size_t l = u8_decode(p + i, n - i, &cp), k;
+		int bad = !l || u8_unsafe(cp);
+
+		if (!l)
+			l = 1;
+		if (cp == '\\' && l == 1)
+			fputs("\\\\", f);
+		else if (bad)
+			for (k = 0; k < l; k++)
+				fprintf(f, "\\x%02x", p[i + k]);
+		else
+			fwrite(p + i, 1, l, f);
+		i += l;
+	}
+}
+
+/* "FILE: " (escaped) before a line or record number, if there is a FILE. */
+static void put_file(FILE *f, const char *file)
+{
+	if (!file)
+		return;
+	put_esc(f, file, strlen(file));
+	fputs(": ", f);
+}
+
 static int usage_error(const char *msg, const char *arg)
 {
-	fprintf(stderr, "foldfs-norm: %s%s%s\n", msg, arg ? ": " : "",
-		arg ? arg : "");
+	fprintf(stderr, "foldfs-norm: %s%s", msg, arg ? ": " : "");
+	if (arg)
+		put_esc(stderr, arg, strlen(arg));
+	putc('\n', stderr);
 	fputs("Try 'foldfs-norm --help' for more information.\n", stderr);
 	return ST_ERROR;
 }
@@ -176,38 +213,13 @@ static int parse_seed(const char *s, struct fold_seed *seed)
 
 /* ---- output ---- */
 
-/* Print s; with --escape, controls, C1 controls, bidi controls, line
- * separators, ill-formed bytes and the backslash itself are escaped, so
- * the output is one unambiguous line of printable text. */
+/* Print s; with --escape as put_esc() writes it. */
 static void put_name(const char *s, size_t n)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0;
-
-	if (!g.escape) {
+	if (g.escape)
+		put_esc(stdout, s, n);
+	else
 		fwrite(s, 1, n, stdout);
-		return;
-	}
-	while (i < n) {
-		uint32_t cp = 0;
-		size_t l = u8_decode(p + i, n - i, &cp), k;
-		int bad = !l || cp < 0x20 || cp == 0x7f ||
-			  (cp >= 0x80 && cp <= 0x9f) || cp == 0x200e ||
-			  cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
-			  (cp >= 0x2066 && cp <= 0x2069) || cp == 0x2028 ||
-			  cp == 0x2029 || cp == 0x061c;
-
-		if (!l)
-			l = 1;
-		if (cp == '\\' && l == 1)
-			fputs("\\\\", stdout);
-		else if (bad)
-			for (k = 0; k < l; k++)
-				printf("\\x%02x", p[i + k]);
-		else
-			fwrite(p + i, 1, l, stdout);
-		i += l;
-	}
 }
 
 static void end_record(void)
@@ -243,19 +255,20 @@ static int do_name(const char *s, size_t n, const char *file,
 	if (bad) {
 		g.status = g.status > ST_BAD ? g.status : ST_BAD;
 		if (g.check) {
-			printf("%s%s%s %lu: byte offset %zu: ill-formed UTF-8\n",
-			       file ? file : "", file ? ": " : "", unit, no,
-			       off);
+			put_file(stdout, file);
+			printf("%s %lu: byte offset %zu: ill-formed UTF-8\n",
+			       unit, no, off);
 			if (!g.strict)
 				return 0;
 			g.status = ST_ERROR; /* the first one stops it */
 			return -1;
 		}
 		fflush(stdout);
+		fputs("foldfs-norm: ", stderr);
+		put_file(stderr, file);
 		fprintf(stderr,
-			"foldfs-norm: %s%s%s %lu: byte offset %zu: ill-formed "
-			"UTF-8%s\n",
-			file ? file : "", file ? ": " : "", unit, no, off,
+			"%s %lu: byte offset %zu: ill-formed UTF-8%s\n",
+			unit, no, off,
 			g.strict ? " (refused: --strict)"
 				 : "; printed unchanged");
 		if (g.strict) {
@@ -278,8 +291,9 @@ static int do_name(const char *s, size_t n, const char *file,
 	for (;;) {
 		r = fold_normalize(&g.ctx, s, n, g.out, g.outcap);
 		if (r < 0) {
-			fprintf(stderr, "foldfs-norm: %s%s%s %lu: %s\n",
-				file ? file : "", file ? ": " : "", unit, no,
+			fputs("foldfs-norm: ", stderr);
+			put_file(stderr, file);
+			fprintf(stderr, "%s %lu: %s\n", unit, no,
 				fold_strerror((int)r));
 			g.status = ST_ERROR;
 			return -1;
@@ -324,8 +338,11 @@ static int do_stream(FILE *f, const char *file)
 	/* A read error ends this FILE only, as an open error does: the
 	 * FILEs after it are still read. */
 	if (!r && ferror(f)) {
-		fprintf(stderr, "foldfs-norm: %s: read error: %s\n",
-			file ? file : "standard input", strerror(errno));
+		int e = errno;
+
+		fputs("foldfs-norm: ", stderr);
+		put_file(stderr, file ? file : "standard input");
+		fprintf(stderr, "read error: %s\n", strerror(e));
 		g.status = ST_ERROR;
 	}
 	free(line);
@@ -489,9 +506,19 @@ static int run(int argc, char **argv)
 		r = fold_init(&g.ctx, encoding ? encoding : "utf8", form,
 			      flags | (g.strict ? FOLD_STRICT : 0));
 	}
-	if (r < 0)
-		return usage_error(fold_strerror(r),
-				   encoding ? encoding : profile);
+	if (r < 0) {
+		/* quoted: an empty name or a stray space must show */
+		const char *e = encoding  ? encoding
+				: profile ? profile
+					  : "utf8";
+
+		fprintf(stderr, "foldfs-norm: %s '", fold_strerror(r));
+		put_esc(stderr, e, strlen(e));
+		fputs("' (--list-encodings lists the known ones)\n", stderr);
+		fputs("Try 'foldfs-norm --help' for more information.\n",
+		      stderr);
+		return ST_ERROR;
+	}
 
 	nnames = argc - optind;
 
@@ -571,8 +598,11 @@ static int run(int argc, char **argv)
 			}
 			f = fopen(argv[i], "re");
 			if (!f) {
-				fprintf(stderr, "foldfs-norm: %s: %s\n",
-					argv[i], strerror(errno));
+				int e = errno;
+
+				fputs("foldfs-norm: ", stderr);
+				put_file(stderr, argv[i]);
+				fprintf(stderr, "%s\n", strerror(e));
 				g.status = ST_ERROR;
 				continue;
 			}

@@ -5,32 +5,37 @@
 # only on libfold's header, not on the library being built.
 
 RECORD_O := $(BUILD)/obj/common/record.o
+# the UTF-8 decoder and the terminal-safety rule every printer of names
+# shares (record.c's escaping among them): link it wherever RECORD_O is
+U8_O := $(BUILD)/obj/common/u8.o
 
 TOOLS_CFLAGS := -DFOLDFS_VERSION='"$(VERSION)"'
 
-$(RECORD_O): common/record.c common/record.h lib/fold.h | $(BUILD)/obj/common/
+$(RECORD_O): common/record.c common/record.h common/u8.h lib/fold.h | $(BUILD)/obj/common/
 	$(CC) $(CFLAGS_BASE) $(TOOLS_CFLAGS) -c -o $@ $<
+$(U8_O): common/u8.c common/u8.h | $(BUILD)/obj/common/
+	$(CC) $(CFLAGS_BASE) -c -o $@ $<
 
 # ---- foldfs-norm ----
 FOLDFS_NORM := $(BUILD)/foldfs-norm
-FOLDFS_NORM_OBJS := $(BUILD)/obj/tools/foldfs-norm.o $(BUILD)/obj/tools/u8.o
+FOLDFS_NORM_OBJS := $(BUILD)/obj/tools/foldfs-norm.o $(U8_O)
 
 # ---- foldfs-check ----
 FOLDFS_CHECK := $(BUILD)/foldfs-check
 FOLDFS_CHECK_SRCS := tools/foldfs-check.c tools/foldfs-check-walk.c \
 	tools/foldfs-check-scan.c tools/foldfs-check-fix.c \
-	tools/foldfs-check-undo.c tools/foldfs-check-report.c tools/u8.c
+	tools/foldfs-check-undo.c tools/foldfs-check-report.c
 FOLDFS_CHECK_OBJS := $(FOLDFS_CHECK_SRCS:tools/%.c=$(BUILD)/obj/tools/%.o)
 
-$(sort $(FOLDFS_NORM_OBJS) $(FOLDFS_CHECK_OBJS)): $(BUILD)/obj/tools/%.o: tools/%.c \
-		tools/foldfs-check.h tools/u8.h common/record.h lib/fold.h | $(BUILD)/obj/tools/
+$(BUILD)/obj/tools/foldfs-norm.o $(FOLDFS_CHECK_OBJS): $(BUILD)/obj/tools/%.o: tools/%.c \
+		tools/foldfs-check.h common/u8.h common/record.h lib/fold.h | $(BUILD)/obj/tools/
 	$(CC) $(CFLAGS_BASE) $(TOOLS_CFLAGS) -c -o $@ $<
 
 $(FOLDFS_NORM): $(FOLDFS_NORM_OBJS) $(LIBFOLD_A)
 	$(CC) $(LDFLAGS_BASE) -o $@ $(FOLDFS_NORM_OBJS) $(LIBFOLD_A)
 
-$(FOLDFS_CHECK): $(FOLDFS_CHECK_OBJS) $(RECORD_O) $(LIBFOLD_A)
-	$(CC) $(LDFLAGS_BASE) -o $@ $(FOLDFS_CHECK_OBJS) $(RECORD_O) $(LIBFOLD_A)
+$(FOLDFS_CHECK): $(FOLDFS_CHECK_OBJS) $(RECORD_O) $(U8_O) $(LIBFOLD_A)
+	$(CC) $(LDFLAGS_BASE) -o $@ $(FOLDFS_CHECK_OBJS) $(RECORD_O) $(U8_O) $(LIBFOLD_A)
 
 .PHONY: tools
 tools: $(FOLDFS_NORM) $(FOLDFS_CHECK)

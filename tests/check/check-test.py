@@ -342,7 +342,9 @@ def test_json_escaping():
              b'QUO"TE', b"Back\\Slash",
              b"ctl\x01", b"Ctl\x01", b"tab\t", b"\xff\xfe", b"\xffX",
              u("\u2028sep"), u("\u2028SEP"), u("\U0001F600"),
-             u("c1\u009b31m"), u("C1\u009b31M")]
+             u("c1\u009b31m"), u("C1\u009b31M"),
+             u("bidi\u202etxt.exe"), u("BIDI\u202etxt.exe"), u("iso\u2066"),
+             u("ISO\u2066")]
     for n in names:
         mkfile(root, n)
     rc, objs, err = jrun(["--casefold", root])
@@ -373,7 +375,9 @@ def test_json_escaping():
             frozenset([b'quo"te', b'QUO"TE']),
             frozenset([b"back\\slash", b"Back\\Slash"]),
             frozenset([u("\u2028sep"), u("\u2028SEP")]),
-            frozenset([u("c1\u009b31m"), u("C1\u009b31M")])}
+            frozenset([u("c1\u009b31m"), u("C1\u009b31M")]),
+            frozenset([u("bidi\u202etxt.exe"), u("BIDI\u202etxt.exe")]),
+            frozenset([u("iso\u2066"), u("ISO\u2066")])}
     check(groups == want, "collisions among odd names: %r" % groups)
     bad = {bytes.fromhex(o["name_hex"]): o for o in by_type(objs,
                                                               "ill_formed")}
@@ -390,6 +394,11 @@ def test_json_escaping():
     # as the text output and the man page have it
     check(b"c1\\u009b31m" in raw and u("\u009b") not in raw,
           "C1 control characters escaped as \\u00XX in JSON")
+    # and bidi controls, which the text output escapes too: a name must
+    # not show reordered ("exe.txt") to whoever reads the JSON
+    check(b"bidi\\u202etxt.exe" in raw and b"iso\\u2066" in raw and
+          u("\u202e") not in raw and u("\u2066") not in raw,
+          "bidi controls escaped as \\uXXXX in JSON")
 
 
 def test_exit_codes():
@@ -1386,6 +1395,19 @@ def test_set_encoding_info():
     t = by_type(objs, "tree")[0]
     check(t["encoding"] == "utf8-15.0.0" and t["record"] and
           t["record"].endswith("/.foldfs"), "record found upward: %r" % t)
+    # --info of that subdirectory names the tree's record, as the check
+    # finds it, rather than claiming a mount would create one there
+    rc, out, err = run(["--info", fold])
+    check(rc == 1 and b"no encoding record of its own" in out and
+          os.fsencode(os.path.join(root, ".foldfs")) in out and
+          b"first read-write mount" not in out,
+          "--info inside a recorded tree names its record (%d) %r" %
+          (rc, out))
+    rc, objs, err = jrun(["--info", fold])
+    check(rc == 1 and objs and objs[0]["present"] is False and
+          bytes.fromhex(objs[0].get("tree_hex", "")) ==
+          os.fsencode(os.path.realpath(root)),
+          "--info --json: the enclosing tree (%d) %r" % (rc, objs))
     rc, objs, err = jrun(["--casefold", root])
     check(summary(objs).get("names") == 6, "record file is not counted (%r)"
           % summary(objs).get("names"))
@@ -1397,6 +1419,86 @@ def test_set_encoding_info():
           "malformed record -> 8: %r" % err)
     rc, out, err = run(["--info", root])
     check(rc == 8 and b"line 3" in err, "--info on a malformed record")
+
+
+def test_record_terminal_safe():
+    """--info shows the record's free-text fields escaped, as names are;
+    a malformed record's message too."""
+    root = fresh("t-recesc")
+    rec = os.path.join(root, ".foldfs")
+    open(rec, "wb").write(
+        b"format=1\nencoding=utf8-12.1\nflags=\n" +
+        b"created=" + u("\u009b2J\u202egnp.exe") + b"\n" +
+        b"creator=x" + u("\u2066") + b"\xff\\y\n")
+    raw = (u("\u009b"), u("\u202e"), u("\u2066"), b"\xff")
+    rc, out, err = run(["--info", root])
+    check(rc == 0 and not any(r in out + err for r in raw) and
+          b"Created:                  \\xc2\\x9b2J\\xe2\\x80\\xaegnp.exe\n"
+          in out and
+          b"Creator:                  x\\xe2\\x81\\xa6\\xff\\\\y\n" in out,
+          "--info escapes C1, bidi and ill-formed bytes of fields (%d) %r"
+          % (rc, out[-160:]))
+    rc, out, err = run(["--info", "--json", root])
+    o = json.loads(out) if rc == 0 else {}
+    check(rc == 0 and not any(r in out for r in raw[:3]) and
+          o.get("created") == "\u009b2J\u202egnp.exe" and
+          o.get("creator") == "x\u2066\\xff\\y",
+          "--info --json escapes them as \\uXXXX (%d) %r" % (rc, out))
+    # option values quoted in usage errors, likewise
+    for argv in (["--flags", "x\x1b[2J"], ["--encoding", "x\x1b[2J"]):
+        rc, out, err = run(argv + [root])
+        check(rc == 16 and b"\x1b" not in err and b"x\\x1b[2J" in err,
+              "%s: the bad value is quoted escaped (%d) %r" %
+              (argv[0], rc, err))
+    open(rec, "wb").write(b"format=1\nencoding=utf8-12.1\n" +
+                          b"k" + u("\u009b2J\u202e") + b"=1\n")
+    for argv in (["--info", root], [root]):
+        rc, out, err = run(argv)
+        check(rc == 8 and not any(r in out + err for r in raw) and
+              b"unknown key 'k\\xc2\\x9b2J\\xe2\\x80\\xae'" in err,
+              "%s: a malformed record's message is escaped (%d) %r" %
+              (argv[0], rc, err))
+    # and foldfs --info, which prints the record the same way
+    daemon = os.path.join(BUILD, "foldfs")
+    if os.path.exists(daemon):
+        open(rec, "wb").write(b"format=1\nencoding=utf8-12.1\n" +
+                              b"creator=" + u("\u202e") + b"\n")
+        p = subprocess.run([daemon, "--info", root], capture_output=True)
+        check(p.returncode == 0 and raw[1] not in p.stdout and
+              b"Creator:                  \\xe2\\x80\\xae\n" in p.stdout,
+              "foldfs --info escapes fields too (%d) %r" %
+              (p.returncode, p.stdout[-80:]))
+
+
+def test_undo_elsewhere():
+    """A log given (or defaulted) relative to the current directory names
+    itself absolutely, so its --undo works from anywhere."""
+    root = fresh("t-undo-rel")
+    for n in (b"Report.txt", b"report.txt"):
+        mkfile(root, n)
+    before = listing(root)
+    logdir = fresh("t-undo-rel-logs")
+    for argv in (["--log", "rel.log"], []):
+        p = subprocess.run([CHECK, "--casefold", "--fix", "--yes"] + argv +
+                           [root], capture_output=True, cwd=logdir)
+        logs = [n for n in os.listdir(logdir) if n.endswith(".log")]
+        if not check(p.returncode == 1 and len(logs) == 1,
+                     "--fix %r from another directory (%d) %r" %
+                     (argv, p.returncode, p.stderr)):
+            return
+        log = os.path.join(logdir, logs[0])
+        first = open(log, "rb").read().split(b"\n")[0]
+        check(first.endswith(b"--undo " + os.fsencode(log)) and
+              b"logging renames to " + os.fsencode(log) + b"\n" in p.stdout,
+              "the header and the message name the log absolutely: %r" %
+              first)
+        cmd = first.split(b"undo: ", 1)[-1].split(b" ")
+        p = subprocess.run([CHECK] + cmd[1:], capture_output=True, cwd="/")
+        check(cmd[0] == b"foldfs-check" and p.returncode == 0 and
+              listing(root) == before,
+              "the header's undo command works from / (%d) %r" %
+              (p.returncode, p.stderr))
+        os.unlink(log)
 
 
 def test_record_rules():
@@ -1700,6 +1802,12 @@ def test_daemon_agrees():
               "the mount lists every stored name")
         # The tree holding both SOURCE and the view: the view is not
         # walked (its names are SOURCE's again), and a note says so.
+        # --info through the view would find no record (it is hidden
+        # there): refused as a check is, not "no encoding record"
+        rc, out, err = run(["--info", mnt])
+        check(rc == 8 and b"inside a foldfs view" in err and
+              b"no encoding record" not in out,
+              "--info of a view is refused (%d) %r %r" % (rc, out, err))
         rc, objs, err = jrun(["--casefold", root])
         notes = [o["message"] for o in by_type(objs, "note")]
         check(len(by_type(objs, "collision")) == len(GROUPS) and
@@ -1733,7 +1841,8 @@ for t in (test_record_unit, test_known_collisions, test_random_model,
           test_json_escaping, test_exit_codes, test_fix_undo,
           test_undo_chain, test_scaling, test_interrupted, test_log_safety, test_upgrade, test_profiles,
           test_kernel_profile, test_casefold_dir,
-          test_set_encoding_info, test_record_rules, test_write_errors,
+          test_set_encoding_info, test_record_terminal_safe,
+          test_undo_elsewhere, test_record_rules, test_write_errors,
           test_deep, test_progress,
           test_daemon_agrees, test_help):
     if args.only and t.__name__ not in args.only.split(","):

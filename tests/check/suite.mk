@@ -5,8 +5,8 @@
 
 RECORD_TEST := $(BUILD)/record-test
 
-$(RECORD_TEST): tests/check/record-test.c $(RECORD_O) $(LIBFOLD_A)
-	$(CC) $(CFLAGS_BASE) $(LDFLAGS_BASE) -o $@ $< $(RECORD_O) $(LIBFOLD_A)
+$(RECORD_TEST): tests/check/record-test.c $(RECORD_O) $(U8_O) $(LIBFOLD_A)
+	$(CC) $(CFLAGS_BASE) $(LDFLAGS_BASE) -o $@ $< $(RECORD_O) $(U8_O) $(LIBFOLD_A)
 
 CHECK_SUITES += check
 .PHONY: check-check

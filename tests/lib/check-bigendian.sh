@@ -16,7 +16,7 @@
 #   test-lib-invalid, test-lib-conformance,
 #   test-lib-lanes (with the -DFOLD_NO_LANES reference copy, renamed
 #   ref_fold_*, as tests/lib/suite.mk builds it)
-#   foldfs-norm (tools/foldfs-norm.c, tools/u8.c)
+#   foldfs-norm (tools/foldfs-norm.c, common/u8.c)
 # then runs them under qemu-s390x: the three suites as tests/lib/suite.mk
 # runs them, and tests/tools/norm-test.py against foldfs-norm (through a
 # small wrapper, BUILD_DIR/foldfs-norm, that starts the s390x binary under
@@ -134,10 +134,10 @@ xld "$B/test-lib-lanes" "$O/test-lanes.o" "$O/check.o" "$O/siphash.o" \
 	"$REF" "$B/libfold.a"
 
 # foldfs-norm, and a wrapper by its name for norm-test.py --build
-for t in foldfs-norm u8; do
-	xcc "$B/obj/tools/$t.o" "tools/$t.c" -DFOLDFS_VERSION="\"$VERSION\""
-done
-xld "$B/foldfs-norm.s390x" "$B/obj/tools/foldfs-norm.o" "$B/obj/tools/u8.o" \
+xcc "$B/obj/tools/foldfs-norm.o" tools/foldfs-norm.c \
+	-DFOLDFS_VERSION="\"$VERSION\""
+xcc "$B/obj/common/u8.o" common/u8.c
+xld "$B/foldfs-norm.s390x" "$B/obj/tools/foldfs-norm.o" "$B/obj/common/u8.o" \
 	"$B/libfold.a"
 cat >"$B/foldfs-norm" <<EOF
 #!/bin/sh

@@ -312,5 +312,27 @@ long = u("\u00c5") * 5000
 rc, out, err = run(["--form", "nfd"], long + b"\n")
 check(rc == 0 and out == u("A\u030a") * 5000 + b"\n", "5000-char line")
 
+# FILE names and option values are shown escaped in messages and --check
+# lines, as names are with --escape: a terminal must not act on a C1
+# CSI or be reordered by a bidi override in a file's name.
+with tempfile.TemporaryDirectory() as td:
+    odd = os.path.join(os.fsencode(td), u("list\u009b2J\u202e") + b"\n.txt")
+    with open(odd, "wb") as f:
+        f.write(b"ok\nba\xffd\n")
+    esc = os.fsencode(td) + b"/list\\xc2\\x9b2J\\xe2\\x80\\xae\\x0a.txt"
+    rc, out, err = run(["--check", odd, odd + b".missing"])
+    check(rc == 2 and out == esc + b": line 2: byte offset 2: ill-formed "
+          b"UTF-8\n" and esc + b".missing: No such file" in err and
+          u("\u009b") not in out + err and u("\u202e") not in out + err,
+          "--check: FILE escaped in output and errors (%d) %r %r" %
+          (rc, out, err))
+    rc, out, err = run([odd])
+    check(rc == 1 and err.startswith(b"foldfs-norm: " + esc + b": line 2"),
+          "a warning names FILE escaped: %r" % err)
+rc, out, err = run(["--encoding", "x\x1b[2J\u202e", "--", "a"])
+check(rc == 2 and b"\x1b" not in err and u("\u202e") not in err and
+      b"x\\x1b[2J\\xe2\\x80\\xae" in err,
+      "a bad --encoding is quoted escaped: %r" % err)
+
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
