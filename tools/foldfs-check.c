@@ -847,6 +847,36 @@ static int run(int argc, char **argv)
 	}
 	if (c.mode == MODE_SET_ENCODING && argc - optind != 1)
 		return usage_error("--set-encoding works on one SOURCE", NULL);
+	/* A misspelt encoding or version is a usage error found before any
+	 * PATH is looked at, as other options' are, not an operational
+	 * error of each PATH (or hidden behind a PATH that does not exist). */
+	{
+		struct fold_ctx t;
+		char vb[64];
+		const char *opt[3] = { "--encoding", "--upgrade-to",
+				       "--set-encoding" };
+		const char *enc[3] = {
+			c.encoding_opt,
+			c.upgrade_to ? version_encoding(c.upgrade_to, vb,
+							sizeof vb)
+				     : NULL,
+			c.set_encoding };
+
+		for (i = 0; i < 3; i++) {
+			int r = enc[i] ? fold_init(&t, enc[i], FOLD_CASEFOLD, 0)
+				       : 0;
+
+			if (r < 0) {
+				fprintf(stderr, "foldfs-check: %s %s: %s\n",
+					opt[i],
+					rep_q(i == 1 ? c.upgrade_to : enc[i]),
+					fold_strerror(r));
+				fputs("Try 'foldfs-check --help' for more "
+				      "information.\n", stderr);
+				return EXIT_USAGE;
+			}
+		}
+	}
 	c.progress = progress >= 0 ? progress : isatty(2);
 	if (c.json)
 		c.quiet = 0;

@@ -416,6 +416,16 @@ def test_exit_codes():
     rc, out, err = run(["--casefold", os.path.join(TMP, "does-not-exist")])
     check(rc == 8 and b"does-not-exist" in err, "missing PATH -> 8")
     check(run(["--bogus"])[0] == 16, "unknown option -> 16")
+    # a misspelt encoding or version is a usage error before any PATH is
+    # looked at (was 8, per PATH, and hidden behind a missing PATH)
+    missing = os.path.join(TMP, "does-not-exist")
+    for opts, what in ((["-e", "utf8-1x"], b"--encoding utf8-1x"),
+                       (["-u", "99.0"], b"--upgrade-to 99.0"),
+                       (["--set-encoding", "latin1"],
+                        b"--set-encoding latin1")):
+        rc, out, err = run(opts + [missing])
+        check(rc == 16 and what in err and b"does-not-exist" not in err,
+              "%s -> 16 before the PATH (%d) %r" % (what, rc, err))
     check(run([])[0] == 16, "no PATH -> 16")
     check(run(["--yes", clean])[0] == 16, "--yes without --fix -> 16")
     rc, out, err = run(["--casefold", "--fix", "--yes", "--log",
