@@ -78,9 +78,10 @@ static int resolve_at(struct node *d, const char *name, char *stored,
 
 	if (len >= NAME_BUF)
 		return -ENAMETOOLONG;
-	if (name_hidden(d, name))
-		return -ENOENT;
-	r = open_stat(d, name, st, want_fd);
+	/* The record is never this exact name; a name equivalent to it that
+	 * SOURCE holds (".FOLDFS", made there) is found by every spelling,
+	 * ".foldfs" included, as any other entry is. */
+	r = name_hidden(d, name) ? -ENOENT : open_stat(d, name, st, want_fd);
 	if (r != -ENOENT) {
 		if (r >= 0)
 			memcpy(stored, name, len + 1);

@@ -580,12 +580,12 @@ static int find_exact(const struct listing *l, const char *name)
 /* The entry a spelling denotes in directory d (listing l), or -1. */
 static int denotes(int d, struct listing *l, const char *name)
 {
-	int best = -1, i = find_exact(l, name);
+	/* the record is never its exact name; an equivalent entry is
+	 * found by every spelling, the record's own included */
+	int best = -1, i = hidden(d, name) ? -1 : find_exact(l, name);
 	size_t kl;
 	char *k;
 
-	if (hidden(d, name))
-		return -1;
 	if (i >= 0 || !folds(d) || !well_formed(name))
 		return i;
 	k = key_of(name, &kl);

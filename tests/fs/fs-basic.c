@@ -1208,6 +1208,27 @@ static void sec_hidden(struct t_mount *m)
 	CHECK(t_file_is(t_path(m->mnt, "rfile"), "r"), "rfile untouched by the refused rename");
 	t_read_file(t_path(m->src, ".foldfs"), after, sizeof after);
 	CHECK(!strcmp(before, after), "record unchanged");
+	/* A name equivalent to the record made directly in SOURCE is an
+	 * ordinary entry: every spelling finds it, the record's own too
+	 * (the view changes within its bound for a change in SOURCE). */
+	CHECK_OK(mkfile(t_path(m->src, ".FOLDFS"), "planted"), "SOURCE: create .FOLDFS");
+	struct stat pst = { 0 };
+	int found = 0;
+	for (int i = 0; i < 300 && !found; i++) {
+		found = stat(t_path(m->mnt, ".foldfs"), &st) == 0;
+		if (!found)
+			t_sleep_ms(10);
+	}
+	CHECK(found && stat(t_path(m->mnt, ".Foldfs"), &pst) == 0 && st.st_ino == pst.st_ino &&
+		      t_file_is(t_path(m->mnt, ".foldfs"), "planted"),
+	      "SOURCE's .FOLDFS found as .foldfs and .Foldfs alike");
+	CHECK(t_dir_has(m->mnt, ".FOLDFS") && !t_dir_has(m->mnt, ".foldfs"),
+	      "listed as .FOLDFS, the record still not");
+	CHECK_OK(unlink(t_path(m->mnt, ".foldfs")), "unlink .foldfs removes SOURCE's .FOLDFS");
+	CHECK(stat(t_path(m->src, ".FOLDFS"), &st) == -1 && errno == ENOENT,
+	      "SOURCE: .FOLDFS gone");
+	t_read_file(t_path(m->src, ".foldfs"), after, sizeof after);
+	CHECK(!strcmp(before, after), "record still unchanged");
 	CHECK_OK(mkdir(t_path(m->mnt, "hsub"), 0755), "mkdir hsub");
 	CHECK_OK(mkfile(t_path(m->mnt, "hsub/.foldfs"), "ordinary"),
 		 "hsub/.foldfs is an ordinary name below the root");
