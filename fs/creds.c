@@ -23,13 +23,14 @@
  *
  * When the daemon is not root (a user mount) there is nobody else to be,
  * and when the caller is root there is nothing to change.  The caller's
- * umask is taken too when the kernel leaves it to us (POSIX ACLs).
+ * umask is taken too when the kernel leaves it to us (DONT_MASK).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <grp.h>
 #include <limits.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -63,7 +64,7 @@ int creds_init(void)
 	return 0;
 }
 
-/* With POSIX ACLs the kernel passes the caller's umask instead of
+/* With DONT_MASK the kernel passes the caller's umask instead of
  * applying it (main.c, op_init): the creating call must run with it, so
  * that SOURCE's file system applies it, or a parent's default ACL instead,
  * as it would for the caller.  umask belongs to the process's shared
@@ -113,7 +114,7 @@ int creds_enter(fuse_req_t req, struct creds *c)
 	int n, r;
 
 	c->switched = 0;
-	if (F.posix_acl) {
+	if (F.dont_mask) {
 		n = caller_umask(ctx->umask);
 		if (n)
 			return n;
@@ -165,4 +166,35 @@ int creds_sticky(fuse_req_t req, struct node *d, const struct stat *ent)
 	    ctx->uid != ds.st_uid)
 		return -EPERM;
 	return 0;
+}
+
+/* Has the caller the capability cap (of <linux/capability.h>)?  We know
+ * only its uid and thread id: its effective capabilities are in
+ * /proc/TID/status, and they count only if it shares our user namespace
+ * (a container's root holds them in its own).  Where /proc cannot tell,
+ * root has them. */
+int creds_capable(fuse_req_t req, int cap)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	char path[64], line[128];
+	unsigned long long eff;
+	struct stat ns, own;
+	int r = -1;
+	FILE *f;
+
+	if (ctx->pid <= 0)
+		return ctx->uid == 0;
+	snprintf(path, sizeof path, "/proc/%d/ns/user", (int)ctx->pid);
+	if (stat(path, &ns) == 0 && stat("/proc/self/ns/user", &own) == 0) {
+		if (ns.st_ino != own.st_ino || ns.st_dev != own.st_dev)
+			return 0;
+		snprintf(path, sizeof path, "/proc/%d/status", (int)ctx->pid);
+		f = fopen(path, "re");
+		while (f && r < 0 && fgets(line, sizeof line, f))
+			if (sscanf(line, "CapEff: %llx", &eff) == 1)
+				r = (eff >> cap) & 1;
+		if (f)
+			fclose(f);
+	}
+	return r < 0 ? ctx->uid == 0 : r;
 }

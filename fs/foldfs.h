@@ -70,8 +70,9 @@ struct foldfs {
 	dev_t root_dev;
 	int switch_creds;	/* daemon is root: create as the caller */
 	int defperm;		/* default_permissions in force */
-	/* the kernel enforces SOURCE's POSIX ACLs (FUSE_CAP_POSIX_ACL) and
-	 * leaves the caller's umask to us (FUSE_CAP_DONT_MASK) */
+	/* the kernel leaves the caller's umask to us (FUSE_CAP_DONT_MASK) */
+	int dont_mask;
+	/* and enforces SOURCE's POSIX ACLs (FUSE_CAP_POSIX_ACL) */
 	int posix_acl;
 	struct fuse_session *se;
 
@@ -226,8 +227,9 @@ struct creds {
 };
 int creds_init(void);
 /* Become the caller (fsuid, fsgid, supplementary groups) for this
- * thread; no-op when not root or the caller is root.  With POSIX ACLs
- * (F.posix_acl) it also takes the caller's umask, always. */
+ * thread; no-op when not root or the caller is root.  Where the kernel
+ * leaves the umask to us (F.dont_mask) it also takes the caller's umask,
+ * always. */
 int creds_enter(fuse_req_t req, struct creds *c);
 void creds_leave(struct creds *c);
 /* The caller's supplementary groups, all of them: buf if they fit in its
@@ -240,6 +242,8 @@ int creds_groups(fuse_req_t req, gid_t buf[64], gid_t **list);
 int creds_sticky(fuse_req_t req, struct node *d, const struct stat *ent);
 /* Give the calling thread its own umask (fs_struct); 0 or -errno. */
 int creds_own_fs(void);
+/* Has the caller capability cap (effective, in our user namespace)? */
+int creds_capable(fuse_req_t req, int cap);
 
 /* ---- resolve.c ---------------------------------------------------------- */
 

@@ -11,8 +11,8 @@
  * Folding is ours: FS_CASEFOLD_FL is reported for every folding directory
  * and toggled by setting/removing the user.foldfs.casefold xattr in
  * SOURCE -- only on an empty directory (ENOTEMPTY), only on a directory
- * (ENOTDIR), like ext4.  Every other flag, and FS_IOC_FS{GET,SET}XATTR,
- * is SOURCE's own business and forwarded to its ioctl.
+ * (EOPNOTSUPP), like ext4.  Every other flag, FS_IOC_FS{GET,SET}XATTR and
+ * FS_IOC_GETVERSION are SOURCE's own business and forwarded to its ioctl.
  *
  * FOLDFS_IOC_RESPELL (foldfs_ioctl.h) is ours alone: respell.c.
  */
@@ -20,6 +20,7 @@
 #define _FILE_OFFSET_BITS 64
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <linux/fs.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -76,12 +77,29 @@ static int source_set(int fd, unsigned flags)
 	return ioctl(fd, FS_IOC_SETFLAGS, &f) < 0 ? -errno : 0;
 }
 
+/* The kernel checked the caller's right to change the immutable and
+ * append-only flags against the flags it asked us for before, which need
+ * not be SOURCE's any more (root may have set +i in SOURCE since; we must
+ * not clear it with our CAP_LINUX_IMMUTABLE for an owner who has none).
+ * As the caller, SOURCE's file system checks again, under its lock: the
+ * fsuid of creds_enter() takes the capability away from the thread. */
+static int source_set_as(fuse_req_t req, int fd, int cmd, void *arg)
+{
+	struct creds c = { 0 };
+	int r = creds_enter(req, &c);
+
+	if (r == 0 && ioctl(fd, (unsigned long)cmd, arg) < 0)
+		r = -errno;
+	creds_leave(&c);
+	return r;
+}
+
 /* SOURCE refuses any xattr change on an immutable or append-only inode. */
 #define LOCK_FL (FS_IMMUTABLE_FL | FS_APPEND_FL)
 
 /*
  * FS_IOC_SETFLAGS: SOURCE's flags (want without ours) and the casefold
- * flag.  As ext4 does, a casefold change that is refused (ENOTDIR,
+ * flag.  As ext4 does, a casefold change that is refused (EOPNOTSUPP,
  * ENOTEMPTY, ...) is refused before anything else changes, and the
  * directory stays locked from the emptiness check to the change.
  *
@@ -91,19 +109,29 @@ static int source_set(int fd, unsigned flags)
  * loses the flag while its attribute changes).  A step that fails undoes
  * the ones before it: the directory is left as it was, not half changed.
  */
-static int set_flags(struct node *n, int fd, unsigned want, unsigned cur,
-		     unsigned native)
+static int set_flags(fuse_req_t req, struct node *n, int fd, unsigned want,
+		     unsigned cur, unsigned native)
 {
-	int on = !!(want & FOLDFS_CASEFOLD_FL), r;
+	int on = !!(want & FOLDFS_CASEFOLD_FL), r, f;
 	unsigned src = (want & ~FOLDFS_CASEFOLD_FL) | native,
 		 mid = src & ~LOCK_FL;
 
 	cur |= native;
 
-	if (on == dir_folds(n))
-		return src != cur ? source_set(fd, src) : 0;
+	if (on == dir_folds(n)) {
+		f = (int)src;
+		return src != cur ? source_set_as(req, fd, FS_IOC_SETFLAGS, &f)
+				  : 0;
+	}
+	/* The steps below need our privilege (an append-only directory
+	 * loses the flag for a moment): the caller's own change of i or a
+	 * is checked here, against SOURCE's flags as they are now. */
+	if (((src ^ cur) & LOCK_FL) && !creds_capable(req, CAP_LINUX_IMMUTABLE))
+		return -EPERM;
+	/* ext4 and f2fs refuse a directory-only flag on anything else first,
+	 * immutable or not (tmpfs answers ENOTDIR) */
 	if (n->type != S_IFDIR)
-		return -ENOTDIR;
+		return -EOPNOTSUPP;
 	if (F.nofold)
 		return -EOPNOTSUPP;
 	if (F.casefold_all)
@@ -235,7 +263,7 @@ void op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned cmd, void *arg,
 		}
 		r = source_flags(fd, &cur, &native);
 		if (r == 0)
-			r = set_flags(n, fd, want, cur, native);
+			r = set_flags(req, n, fd, want, cur, native);
 		if (r)
 			fuse_reply_err(req, -r);
 		else
@@ -266,10 +294,27 @@ void op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned cmd, void *arg,
 			return;
 		}
 		memcpy(&fx, in_buf, sizeof fx);
-		if (ioctl(fd, FS_IOC_FSSETXATTR, &fx) < 0)
-			fuse_reply_err(req, errno);
+		r = source_set_as(req, fd, FS_IOC_FSSETXATTR, &fx);
+		if (r)
+			fuse_reply_err(req, -r);
 		else
 			reply_changed(req, ino);
+		return;
+	}
+
+	case FS_IOC_GETVERSION: {
+		/* SOURCE's inode generation (lsattr -v).  ext4 stores an
+		 * int although the number says long: callers pass either,
+		 * so 4 bytes come back, as from ext4. */
+		int v = 0;
+		if (fd < 0 || out_bufsz < sizeof v) {
+			fuse_reply_err(req, EINVAL);
+			return;
+		}
+		if (ioctl(fd, FS_IOC_GETVERSION, &v) < 0)
+			fuse_reply_err(req, errno);
+		else
+			fuse_reply_ioctl(req, 0, &v, sizeof v);
 		return;
 	}
 

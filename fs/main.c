@@ -609,7 +609,9 @@ static int do_respell(const char *path, const char *newname)
 	case EPERM:
 		fprintf(stderr, "foldfs: %s: operation not permitted (in a "
 				"sticky directory only the owner of the entry or "
-				"of the directory may rename it; at a folding "
+				"of the directory may rename it; an immutable or "
+				"append-only entry, or one in such a directory, "
+				"cannot be renamed; at a folding "
 				"root the name .foldfs is reserved)\n", path);
 		break;
 	case EROFS:
@@ -981,23 +983,30 @@ void op_init(void *userdata, struct fuse_conn_info *conn)
 	 * cached mode does not show them, file_as_writer() (ops_file.c). */
 	conn->want &= ~(unsigned)(FUSE_CAP_WRITEBACK_CACHE |
 				  FUSE_CAP_HANDLE_KILLPRIV);
-	/* Under default_permissions the kernel checks permissions; with
-	 * POSIX_ACL it also reads SOURCE's ACLs (system.posix_acl_*, passed
-	 * through) and checks them, where it would otherwise check the mode
-	 * bits only.  It then must not apply the caller's umask itself (a
-	 * parent's default ACL overrides it): DONT_MASK, and creds.c gives
-	 * the creating thread the caller's umask, so that SOURCE's file
-	 * system applies it exactly as for the caller. */
-	if (F.defperm && (conn->capable & FUSE_CAP_POSIX_ACL) &&
-	    (conn->capable & FUSE_CAP_DONT_MASK)) {
+	/* The kernel must not apply the caller's umask itself (a parent's
+	 * default ACL in SOURCE overrides it), with or without
+	 * default_permissions: DONT_MASK, and creds.c gives the creating
+	 * thread the caller's umask, so that SOURCE's file system applies
+	 * it, or the default ACL instead, exactly as for the caller.  Under
+	 * default_permissions the kernel checks permissions; with POSIX_ACL
+	 * (which turns default_permissions on in the kernel: only with it)
+	 * it also reads SOURCE's ACLs (system.posix_acl_*, passed through)
+	 * and checks them, where it would otherwise check the mode bits
+	 * only. */
+	if (conn->capable & FUSE_CAP_DONT_MASK) {
 		int r = creds_own_fs(); /* a seccomp filter may refuse it */
 		if (r == 0) {
-			conn->want |= FUSE_CAP_POSIX_ACL | FUSE_CAP_DONT_MASK;
-			F.posix_acl = 1;
+			conn->want |= FUSE_CAP_DONT_MASK;
+			F.dont_mask = 1;
+			if (F.defperm && (conn->capable & FUSE_CAP_POSIX_ACL)) {
+				conn->want |= FUSE_CAP_POSIX_ACL;
+				F.posix_acl = 1;
+			}
 		} else {
 			fprintf(stderr, "foldfs: warning: unshare(CLONE_FS): %s; "
-					"POSIX ACLs of SOURCE not enforced\n",
-				strerror(-r));
+					"%s\n", strerror(-r),
+				F.defperm ? "POSIX ACLs of SOURCE not enforced"
+					  : "the umask applies under default ACLs too");
 		}
 	}
 	conn->time_gran = 1;

@@ -88,6 +88,23 @@ int file_as_writer(fuse_req_t req, int fd, struct creds *c)
 #define RWF_APPEND 0x00000010
 #endif
 
+/* A descriptor op_open gave O_APPEND (the file was append-only) appends
+ * every write, wherever the request says.  Before a write that is not an
+ * append -- its caller cleared O_APPEND with F_SETFL, which the kernel
+ * allows as it does not know the attribute, or a page written back from a
+ * shared mapping -- drop the flag: SOURCE refuses that (EPERM) while the
+ * file is still append-only, as it refuses a positional write
+ * (RWF_NOAPPEND); once `chattr -a` has removed the attribute, the write
+ * lands at its offset, as on a native file.  0 or -errno. */
+static int positional(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl >= 0 && (fl & O_APPEND) && fcntl(fd, F_SETFL, fl & ~O_APPEND) < 0)
+		return -errno;
+	return 0;
+}
+
 /* O_DIRECT.  The backing descriptor (fi->fh) is never direct: a request
  * that must not be (a page written back from a mapping, copy_file_range,
  * I/O after fcntl(F_SETFL) cleared O_DIRECT -- which never reaches us)
@@ -216,6 +233,10 @@ void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv,
 	if (!fi->writepage && (fi->flags & O_DIRECT))
 		fd = direct_fd(fd);
 	direct = fd != (int)fi->fh;
+	if (!append && (r = positional(fd)) != 0) {
+		fuse_reply_err(req, (int)-r);
+		return;
+	}
 	/* a page written back from a mapping drops no set-ID bit, in
 	 * SOURCE neither (and has no caller) */
 	if (!fi->writepage && (r = file_as_writer(req, fd, &c)) != 0) {
@@ -333,7 +354,9 @@ void op_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
 
 	(void)ino_in;
 	(void)ino_out;
-	r = file_as_writer(req, (int)fi_out->fh, &c);
+	r = positional((int)fi_out->fh);
+	if (r == 0)
+		r = file_as_writer(req, (int)fi_out->fh, &c);
 	if (r == 0) {
 		r = copy_file_range((int)fi_in->fh, &in, (int)fi_out->fh, &out,
 				    len, (unsigned)flags);

@@ -13,12 +13,15 @@
  * SOURCE checks ownership for POSIX ACLs (and clears the set-group-ID
  * bit when a caller outside the file's group sets an access ACL, which the
  * kernel asks of the daemon only through FUSE_SETXATTR_EXT, absent from
- * libfuse 3.14) and for system.nfs4_acl and the like.  trusted.* names are
- * listed to root callers only, as ext4 lists them to CAP_SYS_ADMIN.
+ * libfuse 3.14) and for system.nfs4_acl and the like.  The kernel lets
+ * only a caller with CAP_SYS_ADMIN read or change a trusted.* attribute,
+ * and ext4 lists their names to such a caller only: so does the view
+ * (creds_capable()).
  */
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64
 #include <errno.h>
+#include <linux/capability.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/xattr.h>
@@ -94,7 +97,7 @@ void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 	char proc[64], *buf = NULL;
 	ssize_t r = 0;
 	size_t out = 0;
-	int hide_trusted = fuse_req_ctx(req)->uid != 0;
+	int hide_trusted = -1; /* not asked yet */
 
 	node_procname(node_of(ino), proc);
 	/* Our names are filtered out, so the size must be taken from the
@@ -123,8 +126,10 @@ void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 		buf[r] = '\0'; /* a last name without its NUL stays bounded */
 	for (ssize_t at = 0; at < r;) {
 		size_t l = strlen(buf + at) + 1;
-		if (!ours(buf + at) &&
-		    !(hide_trusted && !strncmp(buf + at, "trusted.", 8))) {
+		int trusted = !strncmp(buf + at, "trusted.", 8);
+		if (trusted && hide_trusted < 0)
+			hide_trusted = !creds_capable(req, CAP_SYS_ADMIN);
+		if (!ours(buf + at) && !(trusted && hide_trusted)) {
 			memmove(buf + out, buf + at, l);
 			out += l;
 		}

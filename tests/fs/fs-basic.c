@@ -503,15 +503,26 @@ static void sec_chattr(struct t_mount *m)
 	CHECK_OK(mkfile(t_path(nf, "x"), "x"), "create nf/x");
 	CHECK_ERR(set_casefold(nf, 1), ENOTEMPTY, "+F on non-empty nf");
 	CHECK(has_casefold(nf) == 0, "nf stays without F");
-	CHECK_ERR(set_casefold(t_path(nf, "x"), 1), ENOTDIR, "+F on a regular file");
+	/* ext4 refuses a directory-only flag on a file first: EOPNOTSUPP,
+	 * also on an immutable one (not the EPERM of an immutable inode) */
+	CHECK_ERR(set_casefold(t_path(nf, "x"), 1), EOPNOTSUPP, "+F on a regular file");
 	CHECK(has_casefold(t_path(nf, "x")) == 0, "the file has no F");
+	int xfl = 0;
+	if (get_flags(t_path(m->src, "nf/x"), &xfl) == 0 &&
+	    set_flags(t_path(m->src, "nf/x"), xfl | FS_IMMUTABLE_FL) == 0) {
+		CHECK_ERR(set_casefold(t_path(nf, "x"), 1), EOPNOTSUPP,
+			  "+F on an immutable regular file");
+		set_flags(t_path(m->src, "nf/x"), xfl);
+	} else {
+		t_skip("SOURCE takes no immutable flag here (%s)", strerror(errno));
+	}
 	/* A refused casefold change changes no other flag either (ext4
 	 * checks it first): chattr +F +A */
 	int sfl = 0;
 	CHECK_ERR(set_casefold_with(nf, 1, FS_NOATIME_FL), ENOTEMPTY, "+F +A on non-empty nf");
 	CHECK(get_flags(t_path(m->src, "nf"), &sfl) == 0 && !(sfl & FS_NOATIME_FL),
 	      "nf did not get A either (SOURCE flags %#x)", (unsigned)sfl);
-	CHECK_ERR(set_casefold_with(t_path(nf, "x"), 1, FS_NOATIME_FL), ENOTDIR,
+	CHECK_ERR(set_casefold_with(t_path(nf, "x"), 1, FS_NOATIME_FL), EOPNOTSUPP,
 		  "+F +A on a regular file");
 	CHECK(get_flags(t_path(m->src, "nf/x"), &sfl) == 0 && !(sfl & FS_NOATIME_FL),
 	      "nf/x did not get A either (SOURCE flags %#x)", (unsigned)sfl);
@@ -641,6 +652,28 @@ static void sec_chattr(struct t_mount *m)
 	      r ? strerror(errno) : "ok");
 	if (fd >= 0)
 		close(fd);
+	/* lsattr -v: the inode generation is SOURCE's, for a file and a
+	 * directory, in the int SOURCE's file system writes */
+	static const char *const gv[] = {"cf/Hello", "cf"};
+	for (int i = 0; i < 2; i++) {
+		int vfd = open(t_path(m->mnt, gv[i]), O_RDONLY | O_CLOEXEC);
+		int sfd = open(t_path(m->src, gv[i]), O_RDONLY | O_CLOEXEC);
+		int sv = 0, vr, sr;
+		long vv = 0x5a5a5a5a5a5a5a5aL;
+		sr = sfd >= 0 ? ioctl(sfd, FS_IOC_GETVERSION, &sv) : -1;
+		errno = 0;
+		vr = vfd >= 0 ? ioctl(vfd, FS_IOC_GETVERSION, &vv) : -1;
+		if (sr != 0)
+			t_skip("SOURCE answers no FS_IOC_GETVERSION (%s)", strerror(errno));
+		else
+			CHECK(vr == 0 && (int)vv == sv && (vv >> 32) == 0x5a5a5a5a,
+			      "FS_IOC_GETVERSION of %s through the view: %s, %#lx (SOURCE %#x)",
+			      gv[i], vr ? strerror(errno) : "ok", vv, (unsigned)sv);
+		if (vfd >= 0)
+			close(vfd);
+		if (sfd >= 0)
+			close(sfd);
+	}
 	/* The same flag by the fsxattr interface (xfs_io chattr): set through
 	 * the view, as SOURCE's file system answers it directly. */
 	fd = open(fa, O_RDONLY | O_CLOEXEC);
@@ -2118,6 +2151,18 @@ static void sec_respell(void)
 	      "outside a foldfs mount: exit 1, says so (%d: %s)", rc, out);
 	rc = run_tool(out, sizeof out, ff, "--respell", t_path(d, "MVFILE"), "x/MVFILE", NULL);
 	CHECK(rc == 1 && contains(out, "bare"), "NEWNAME with '/': exit 1 (%d: %s)", rc, out);
+	/* an immutable entry: EPERM, and the message names that cause too */
+	int ifl = 0;
+	if (get_flags(t_path(sd, "MVFILE"), &ifl) == 0 &&
+	    set_flags(t_path(sd, "MVFILE"), ifl | FS_IMMUTABLE_FL) == 0) {
+		rc = run_tool(out, sizeof out, ff, "--respell", t_path(d, "MVFILE"), "MvFile",
+			      NULL);
+		CHECK(rc == 1 && contains(out, "immutable") && t_dir_has(sd, "MVFILE"),
+		      "immutable entry: exit 1, says it may be immutable (%d: %s)", rc, out);
+		set_flags(t_path(sd, "MVFILE"), ifl);
+	} else {
+		t_skip("SOURCE takes no immutable flag here (%s)", strerror(errno));
+	}
 	rc = run_tool(out, sizeof out, ff, "--respell", t_path(d, "MVFILE"), NULL, NULL);
 	CHECK(rc == 1 && contains(out, "--respell PATH NEWNAME"),
 	      "missing NEWNAME: exit 1 with the usage (%d)", rc);

@@ -30,6 +30,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <pwd.h>
+#include <linux/capability.h>
 #include <linux/fs.h>
 #include <linux/posix_acl.h>
 #include <sched.h>
@@ -44,6 +45,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/statfs.h>
@@ -1429,13 +1431,54 @@ static void list_no_trusted(const char *mnt, const char *src)
 	      "user: trusted.* is not listed (%zd bytes)", r);
 }
 
+/* Does the list of path name an attribute trusted.*?  -1 if it fails. */
+static int lists_trusted(const char *path)
+{
+	char buf[4096];
+	ssize_t r = listxattr(path, buf, sizeof buf);
+	return r < 0 ? -1 : memmem(buf, (size_t)r, "trusted.", 8) != NULL;
+}
+
+/* In a child: become caller (0: root without CAP_SYS_ADMIN; 1: TUID
+ * with it), then the view's list must name trusted.* exactly when
+ * SOURCE's does for the same process (ext4 lists them by the
+ * capability, not by the uid). */
+static void trusted_by_cap(const char *mnt, const char *src, int user)
+{
+	int st;
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+		struct __user_cap_data_struct d[2];
+		const unsigned admin = 1u << CAP_SYS_ADMIN;
+		int ok = prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) == 0;
+		if (user)
+			ok = ok && become_user() == 0;
+		ok = ok && syscall(SYS_capget, &h, d) == 0;
+		d[0].effective = user ? admin : d[0].effective & ~admin;
+		d[0].permitted = user ? d[0].permitted & admin : d[0].permitted & ~admin;
+		ok = ok && syscall(SYS_capset, &h, d) == 0;
+		if (!CHECK(ok, "%s: set up (%s)", user ? "user with CAP_SYS_ADMIN" : "root without CAP_SYS_ADMIN",
+			   strerror(errno)))
+			_exit(1);
+		int v = lists_trusted(t_path(mnt, "F")), n = lists_trusted(t_path(src, "f"));
+		CHECK(v >= 0 && v == n, "%s: the view %s trusted.*, SOURCE %s it",
+		      user ? "user with CAP_SYS_ADMIN" : "root without CAP_SYS_ADMIN",
+		      v ? "lists" : "hides", n ? "lists" : "hides");
+		_exit(0);
+	}
+	CHECK(pid > 0 && wait_bounded(pid, &st, 60) == 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "child finished");
+}
+
 /* listxattr while another process adds and removes an attribute in
  * SOURCE: the daemon measures, then reads the list; a list that grew in
  * between must be measured again, never read into the old buffer (an
  * empty list's one-byte buffer overflowed: ASan in fs-asan, EIO here). */
 static void sec_listxattr_race(void)
 {
-	t_section("listxattr while SOURCE's attributes change; trusted.* for root only");
+	t_section("listxattr while SOURCE's attributes change; trusted.* with CAP_SYS_ADMIN only");
 	const char *src = t_newdir("src-xattr");
 	struct t_mount m = {0};
 	static const char longname[] =
@@ -1474,6 +1517,8 @@ static void sec_listxattr_race(void)
 		CHECK(r > 0 && memmem(buf, (size_t)r, "trusted.foldfs-test", 20),
 		      "root lists trusted.foldfs-test");
 		run_as_user(list_no_trusted, m.mnt, src);
+		trusted_by_cap(m.mnt, src, 0);
+		trusted_by_cap(m.mnt, src, 1);
 	} else {
 		t_skip("SOURCE has no trusted.* attributes (%s)", strerror(errno));
 	}
@@ -1710,6 +1755,111 @@ static void sec_acl(void)
 		 "SOURCE: setfacl u:%d:--- Granted.txt", TUID);
 	t_sleep_ms(1300);
 	run_as_user(refused_granted, m.mnt, NULL);
+	t_umount(&m);
+}
+
+/* The kernel checks the right to change the immutable and append-only
+ * flags against the flags it read through the view a moment before; the
+ * daemon, which has that right, must not clear an immutable flag root set
+ * in SOURCE in between for an owner who has not (an owner toggling
+ * noatime once undid root's chattr +i in about one round of five). */
+static void sec_chattr_race(void)
+{
+	t_section("allow_other: an owner's chattr through the view races root's chattr +i");
+	const char *src = t_newdir("src-chattr-race");
+	struct t_mount m = {0};
+	if (!src || t_mount(&m, src, "allow_other"))
+		return;
+	const char *sf = t_path(m.src, "owned");
+	int sfd = -1, fl = 0;
+	if (t_write_file(sf, "o") || chown(sf, TUID, TGID) ||
+	    (sfd = open(sf, O_RDONLY | O_CLOEXEC)) < 0 || ioctl(sfd, FS_IOC_GETFLAGS, &fl) ||
+	    ioctl(sfd, FS_IOC_SETFLAGS, &(int){fl | FS_IMMUTABLE_FL}) ||
+	    ioctl(sfd, FS_IOC_SETFLAGS, &fl)) {
+		t_skip("SOURCE takes no immutable flag here (%s)", strerror(errno));
+		if (sfd >= 0)
+			close(sfd);
+		t_umount(&m);
+		return;
+	}
+	fflush(stdout);
+	pid_t k = fork();
+	if (k == 0) {
+		int fd, f;
+		if (become_user() || (fd = open(t_path(m.mnt, "owned"), O_RDONLY)) < 0)
+			_exit(1);
+		for (;;)
+			if (ioctl(fd, FS_IOC_GETFLAGS, &f) == 0) {
+				f ^= FS_NOATIME_FL;
+				ioctl(fd, FS_IOC_SETFLAGS, &f);
+			}
+	}
+	t_track_child(k);
+	long rounds = 0, lost = 0;
+	for (double end = t_now() + 2; t_now() < end; rounds++) {
+		int f = 0;
+		if (ioctl(sfd, FS_IOC_GETFLAGS, &f) ||
+		    ioctl(sfd, FS_IOC_SETFLAGS, &(int){f | FS_IMMUTABLE_FL}))
+			continue;
+		t_sleep_ms(1);
+		lost += ioctl(sfd, FS_IOC_GETFLAGS, &f) == 0 && !(f & FS_IMMUTABLE_FL);
+		f &= ~FS_IMMUTABLE_FL;
+		ioctl(sfd, FS_IOC_SETFLAGS, &f);
+		t_sleep_ms(1); /* the owner reads flags without i */
+	}
+	kill(k, SIGKILL);
+	waitpid(k, NULL, 0);
+	CHECK(rounds > 0 && lost == 0,
+	      "%ld rounds of root's chattr +i in SOURCE: the owner's chattr -A/+A through "
+	      "the view removed it %ld times",
+	      rounds, lost);
+	ioctl(sfd, FS_IOC_GETFLAGS, &fl);
+	ioctl(sfd, FS_IOC_SETFLAGS, &(int){fl & ~FS_IMMUTABLE_FL});
+	close(sfd);
+	t_umount(&m);
+}
+
+/* Without default_permissions (a mount only root uses) a default ACL of
+ * SOURCE still replaces the umask for what is created through the view,
+ * as in SOURCE itself: the kernel applied the umask before the daemon saw
+ * the mode, and 0666 under a default ACL of group rwx became 0640. */
+static void sec_acl_nodefperm(void)
+{
+	t_section("a default ACL of SOURCE without default_permissions");
+	const char *src = t_newdir("src-acl-nodp");
+	struct t_mount m = {0};
+	const struct acl_ent dflt[] = {
+		{ACL_USER_OBJ, 7, ACL_NOID}, {ACL_USER, 7, TUID}, {ACL_GROUP_OBJ, 7, ACL_NOID},
+		{ACL_MASK, 7, ACL_NOID},     {ACL_OTHER, 0, ACL_NOID},
+	};
+	if (!src || t_mount(&m, src, "casefold"))
+		return;
+	CHECK_OK(mkdir(t_path(m.mnt, "Dflt"), 0755), "mkdir Dflt");
+	if (set_acl(t_path(m.src, "Dflt"), "system.posix_acl_default", dflt, 5) != 0) {
+		t_skip("SOURCE's file system has no POSIX ACLs (%s)", strerror(errno));
+		t_umount(&m);
+		return;
+	}
+	CHECK_OK(mkdir(t_path(m.mnt, "Plain"), 0755), "mkdir Plain");
+	mode_t old = umask(027);
+	CHECK_OK(creat666(t_path(m.mnt, "DFLT/ViewFile")), "create DFLT/ViewFile (umask 027)");
+	CHECK_OK(creat666(t_path(m.src, "Dflt/NativeFile")), "SOURCE: the same");
+	CHECK_OK(mkdir(t_path(m.mnt, "dflt/ViewDir"), 0777), "mkdir dflt/ViewDir");
+	CHECK_OK(mkdir(t_path(m.src, "Dflt/NativeDir"), 0777), "SOURCE: the same");
+	CHECK_OK(creat666(t_path(m.mnt, "plain/ViewFile")), "create plain/ViewFile");
+	umask(old);
+	mode_t v = mode_of(t_path(m.mnt, "dflt/viewfile")), n = mode_of(t_path(m.src, "Dflt/NativeFile"));
+	CHECK(v == 0660 && v == n, "the file's mode is %04o, as in SOURCE (%04o; want 0660)",
+	      (unsigned)v, (unsigned)n);
+	v = mode_of(t_path(m.mnt, "dflt/viewdir")), n = mode_of(t_path(m.src, "Dflt/NativeDir"));
+	CHECK(v == 0770 && v == n, "the directory's mode is %04o, as in SOURCE (%04o; want 0770)",
+	      (unsigned)v, (unsigned)n);
+	CHECK(same_xattr(t_path(m.mnt, "Dflt/ViewFile"), t_path(m.src, "Dflt/NativeFile"),
+			 "system.posix_acl_access"),
+	      "the file inherited the same access ACL");
+	v = mode_of(t_path(m.mnt, "PLAIN/VIEWFILE"));
+	CHECK(v == 0640, "where no default ACL applies the umask does: %04o (want 0640)",
+	      (unsigned)v);
 	t_umount(&m);
 }
 
@@ -2602,6 +2752,37 @@ static void sec_data_path(void)
 	n = t_read_file(t_path(m.src, "setfl"), buf, sizeof buf);
 	CHECK(n == 4 && !memcmp(buf, "XYaa", 4), "SOURCE holds XYaa (%zd bytes: '%.*s')", n,
 	      (int)(n > 0 ? n : 0), buf);
+	/* An append-only file: the kernel lets F_SETFL clear O_APPEND of a
+	 * view descriptor (it does not know the attribute), but a write that
+	 * follows must not land anywhere but at the end: it fails, as a
+	 * positional write (RWF_NOAPPEND) to such a file does natively.
+	 * Once chattr -a removed the attribute, positional writes work. */
+	f = t_path(m.mnt, "alog");
+	int afl = 0;
+	CHECK_OK(t_write_file(f, "hello"), "alog");
+	fd = open(f, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && ioctl(fd, FS_IOC_GETFLAGS, &afl) == 0 &&
+	    ioctl(fd, FS_IOC_SETFLAGS, &(int){afl | FS_APPEND_FL}) == 0) {
+		int w = open(f, O_RDWR | O_APPEND | O_CLOEXEC);
+		CHECK(w >= 0 && fcntl(w, F_SETFL, 0) >= 0 && lseek(w, 0, SEEK_SET) == 0,
+		      "chattr +a alog, open O_APPEND, F_SETFL 0, lseek 0");
+		CHECK_ERR(write(w, "XY", 2), EPERM, "a write at offset 0 of append-only alog");
+		CHECK_ERR(pwrite(w, "XY", 2, 1), EPERM, "a pwrite at offset 1");
+		n = t_read_file(t_path(m.src, "alog"), buf, sizeof buf);
+		CHECK(n == 5 && !memcmp(buf, "hello", 5),
+		      "SOURCE's alog unchanged (%zd bytes: '%.*s')", n, (int)(n > 0 ? n : 0), buf);
+		CHECK_OK(ioctl(fd, FS_IOC_SETFLAGS, &afl), "chattr -a alog");
+		CHECK(pwrite(w, "XY", 2, 0) == 2, "then a pwrite at 0 through the same descriptor");
+		n = t_read_file(t_path(m.src, "alog"), buf, sizeof buf);
+		CHECK(n == 5 && !memcmp(buf, "XYllo", 5),
+		      "SOURCE holds XYllo (%zd bytes: '%.*s')", n, (int)(n > 0 ? n : 0), buf);
+		if (w >= 0)
+			close(w);
+	} else {
+		t_skip("no append-only flag here (%s)", strerror(errno));
+	}
+	if (fd >= 0)
+		close(fd);
 	/* O_DIRECT: an aligned write, where SOURCE takes one natively */
 	void *al = NULL;
 	if (posix_memalign(&al, 4096, 8192) == 0) {
@@ -3370,6 +3551,8 @@ int main(int argc, char **argv)
 	sec_listxattr_race();
 	sec_mkdir_swap();
 	sec_acl();
+	sec_acl_nodefperm();
+	sec_chattr_race();
 	sec_user_mount();
 	return t_finish();
 }
