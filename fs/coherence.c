@@ -578,7 +578,7 @@ static void settle(struct node *d, uint64_t key, const char *skip)
 		if (live(c, now) && c->expires != UINT64_MAX &&
 		    (!c->isdir || !skip))
 			bump = 1;
-		coh_inval_async(dir, c->name);
+		coh_inval_async(d, c->name);
 	}
 	dlog("settle done (skip %s)%s", skip ? skip : "-", bump ? " bump" : "");
 	if (bump)
@@ -622,7 +622,7 @@ void coh_changed(struct node *d, const char *name, uint64_t nodeid)
 	coh_note(d, name, nodeid);
 }
 
-static void inval_queue(fuse_ino_t parent, const char *name, uint64_t seq);
+static void inval_queue(struct node *d, const char *name, uint64_t seq);
 
 int coh_timed(struct node *d, const char *name)
 {
@@ -663,7 +663,7 @@ void coh_moved_in(struct node *d, const char *name, uint64_t nodeid)
 	 * the worker takes back once the dentry is gone.  Without the
 	 * epoch the invalidation is all there is. */
 	if (!atomic_load(&F.epoch)) {
-		inval_queue(node_id(d), name, 0);
+		inval_queue(d, name, 0);
 		return;
 	}
 	key = fold_hash(&F.ctx, &F.seed, name, len);
@@ -671,7 +671,7 @@ void coh_moved_in(struct node *d, const char *name, uint64_t nodeid)
 	note_locked(node_id(d), key, name, len, nodeid, 0, expiry(now_ns()));
 	seq = lg_seq; /* the note just made (or refreshed) */
 	pthread_mutex_unlock(&lg_lock);
-	inval_queue(node_id(d), name, seq);
+	inval_queue(d, name, seq);
 }
 
 /* The worker dropped the moved-in dentry noted as number seq: the
@@ -711,7 +711,7 @@ void coh_external_dir(struct node *d)
 			char name[NAME_BUF];
 			memcpy(name, e->name, e->len);
 			name[e->len] = '\0';
-			coh_inval_async(dir, name);
+			coh_inval_async(d, name);
 		}
 	}
 	for (struct lent *e = kept_q.head; e; e = e->next) {
@@ -719,7 +719,7 @@ void coh_external_dir(struct node *d)
 			char name[NAME_BUF];
 			memcpy(name, e->name, e->len);
 			name[e->len] = '\0';
-			coh_inval_async(dir, name); /* cleanup only */
+			coh_inval_async(d, name); /* cleanup only */
 		}
 	}
 	pthread_mutex_unlock(&lg_lock);
@@ -742,6 +742,7 @@ void coh_stats(size_t *entries, uint64_t *nbumps)
 struct inval {
 	struct inval *next;
 	fuse_ino_t parent;
+	uint32_t gen; /* the parent's: its id may be reused before we send */
 	uint64_t seq; /* a moved-in note to take back once sent, or 0 */
 	size_t len;
 	char name[];
@@ -758,7 +759,7 @@ static int iq_sending; /* the thread is in a notification (iq_lock) */
 static pthread_t iq_thr;
 static int iq_started;
 
-static void inval_queue(fuse_ino_t parent, const char *name, uint64_t seq)
+static void inval_queue(struct node *d, const char *name, uint64_t seq)
 {
 	size_t len = strlen(name);
 	struct inval *it;
@@ -769,7 +770,8 @@ static void inval_queue(fuse_ino_t parent, const char *name, uint64_t seq)
 	if (!it)
 		return;
 	it->next = NULL;
-	it->parent = parent;
+	it->parent = node_id(d);
+	it->gen = d->gen;
 	it->seq = seq;
 	it->len = len;
 	memcpy(it->name, name, len + 1);
@@ -791,9 +793,9 @@ static void inval_queue(fuse_ino_t parent, const char *name, uint64_t seq)
 	pthread_mutex_unlock(&iq_lock);
 }
 
-void coh_inval_async(fuse_ino_t parent, const char *name)
+void coh_inval_async(struct node *d, const char *name)
 {
-	inval_queue(parent, name, 0);
+	inval_queue(d, name, 0);
 }
 
 static void *inval_thread(void *arg)
@@ -812,10 +814,21 @@ static void *inval_thread(void *arg)
 		iq_len--;
 		iq_sending = 1;
 		pthread_mutex_unlock(&iq_lock);
+		/* The parent may have been forgotten since it was queued, and
+		 * its id (an address) given to another node, even a file: sent
+		 * then, the invalidation would hit a same-named entry of an
+		 * unrelated directory (breaking getcwd() inside it, detaching
+		 * mounts).  Forgotten, it has no dentries left to drop; held,
+		 * it keeps its id until sent. */
+		struct node *d = node_hold_id(it->parent, it->gen);
+		int r = -ENOENT;
 		/* Holds no daemon lock: may wait for the directory lock of a
 		 * request in progress, which other workers will finish. */
-		int r = fuse_lowlevel_notify_inval_entry(F.se, it->parent,
-							 it->name, it->len);
+		if (d) {
+			r = fuse_lowlevel_notify_inval_entry(F.se, it->parent,
+							     it->name, it->len);
+			node_put(d);
+		}
 		dlog("inval_entry(%llu, %s) = %d",
 		     (unsigned long long)it->parent, it->name, r);
 		if (it->seq && (r == 0 || r == -ENOENT))

@@ -807,6 +807,8 @@ int dir_fence(struct node *d)
 	char buf[1024];
 	int fd = scan_open(d), r = 0;
 
+	if (fd < 0 && prune_wait(errno))
+		fd = scan_open(d);
 	if (fd < 0)
 		return -errno;
 	lseek(fd, 0, SEEK_END);

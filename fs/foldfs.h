@@ -191,6 +191,10 @@ struct node *node_find(const struct stat *st);
 void node_forget(struct node *n, uint64_t nlookup);
 /* Does the node with this id still exist (the kernel may hold it)? */
 int node_alive(uint64_t id);
+/* The node with this id and generation, held (node_put), if it exists and
+ * the kernel holds it; NULL if it is gone (its id may name another node
+ * by now: ids are addresses) or forgotten (no dentry under it is left). */
+struct node *node_hold_id(uint64_t id, uint32_t gen);
 void node_hold(struct node *n);
 /* Hold n (node_put) if the kernel holds it no more; 1 if held. */
 int node_hold_if_forgotten(struct node *n);
@@ -394,7 +398,9 @@ void coh_external_dir(struct node *d);
 /* Forget every cached dentry of the connection now (epoch), or queue
  * what can be queued (cache=none).  Returns 0 if the epoch moved. */
 int coh_bump(void);
-void coh_inval_async(fuse_ino_t parent, const char *name);
+/* Queue an invalidation of `name` in d, sent after the reply if d is
+ * still the node the kernel knows by its id then. */
+void coh_inval_async(struct node *d, const char *name);
 /* Wait until every invalidation queued so far has been sent.  Only for a
  * caller the kernel holds no directory lock for (an ioctl), and with no
  * namespace lock of ours held: the worker takes the kernel's lock. */

@@ -122,6 +122,32 @@ int node_alive(uint64_t id)
 	return found;
 }
 
+struct node *node_hold_id(uint64_t id, uint32_t gen)
+{
+	struct node *n = id == FUSE_ROOT_ID ? node_root()
+					    : (struct node *)(uintptr_t)id;
+	size_t i;
+
+	pthread_mutex_lock(&tlock);
+	if (alive_size) {
+		for (i = aslot(n, alive_size); alive[i];
+		     i = (i + 1) & (alive_size - 1)) {
+			if (alive[i] != n)
+				continue;
+			/* found, so n may be read; the same address may
+			 * now be another object's node */
+			if (n->gen == gen && n->nlookup) {
+				n->refs++;
+				pthread_mutex_unlock(&tlock);
+				return n;
+			}
+			break;
+		}
+	}
+	pthread_mutex_unlock(&tlock);
+	return NULL;
+}
+
 static size_t hslot(dev_t dev, ino_t ino, size_t size)
 {
 	uint64_t h = (uint64_t)ino * 0x9e3779b97f4a7c15ull ^ (uint64_t)dev;

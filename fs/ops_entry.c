@@ -159,7 +159,7 @@ void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	/* An error reply leaves no valid negative dentry (cache=none), but
 	 * an invalid one stays in the dcache, where it pins d (prune.c). */
 	if (fd == -ENOENT && !prune_negative_ok())
-		coh_inval_async(parent, name);
+		coh_inval_async(d, name);
 	fuse_reply_err(req, -fd);
 }
 
@@ -705,7 +705,7 @@ static void remove_entry(fuse_req_t req, fuse_ino_t parent, const char *name,
 		node_put(gone);
 	/* the removed name's dentry stays, negative, and pins d */
 	if (r == 0 && !prune_negative_ok())
-		coh_inval_async(parent, name);
+		coh_inval_async(d, name);
 	dlog("unlink %s (%s) = %d", name, r == 0 ? stored : "-", r);
 	fuse_reply_err(req, -r);
 }

@@ -118,7 +118,10 @@ static int resolve_at(struct node *d, const char *name, char *stored,
 			}
 			gone = now;
 			fenced = 1;
-			if (dir_fence(d) < 0)
+			/* unproven, a miss would let a create or rename
+			 * make a second equivalent name */
+			r = dir_fence(d);
+			if (r < 0)
 				return r;
 			continue;
 		}

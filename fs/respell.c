@@ -173,7 +173,7 @@ static int respell_locked(fuse_req_t req, struct node *d, const char *from,
 	 * getcwd() of the processes inside it and detaches mounts. */
 	if (resolve_name(d, stored, now_name, &now) != 0 ||
 	    now.st_dev != ent.st_dev || now.st_ino != ent.st_ino)
-		coh_inval_async(node_id(d), stored);
+		coh_inval_async(d, stored);
 	return 0;
 }
 

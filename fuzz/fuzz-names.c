@@ -391,9 +391,9 @@ void coh_external(struct node *d, const char *name)
 	(void)name;
 }
 
-void coh_inval_async(fuse_ino_t parent, const char *name)
+void coh_inval_async(struct node *d, const char *name)
 {
-	(void)parent;
+	(void)d;
 	(void)name;
 }
 

@@ -63,7 +63,9 @@ static const char help[] =
 	"    daemon's inotify watches stay within a quarter of the user's limit\n"
 	"    (tried in a user namespace with a low one) or -o max_watches, the\n"
 	"    directories beyond are polled and stay exact, and indexes evicted\n"
-	"    while names change in the view and in SOURCE lose no name.\n"
+	"    while names change in the view and in SOURCE lose no name; the\n"
+	"    invalidations SOURCE's changes queue are never sent to a node id\n"
+	"    reused since (under pruning), which the kernel refuses for a file.\n"
 	"\n"
 	"EXIT STATUS\n"
 	"    0 if every check passed, 1 otherwise; last line \"N passed, N failed\".\n";
@@ -1342,6 +1344,88 @@ static void run_evict_changes(void)
 	t_umount(&m);
 }
 
+/* ---- invalidations outliving their directory ----------------------------- */
+
+/* A change in SOURCE queues invalidations of the spellings the kernel was
+ * given; a worker thread sends them after the fact.  Under pruning the
+ * directory may be forgotten and its node freed before they go, and its
+ * id (the node's address) handed to another node meanwhile, a file's
+ * even.  Sent then, the invalidation drops a same-named entry of an
+ * unrelated directory (getcwd() inside it fails, mounts on it are
+ * detached), or the kernel refuses it: "fuse: writing device: Not a
+ * directory" in the log.  None may reach a reused id.  SOURCE renames
+ * names between spellings in many directories for 8 s while two readers
+ * look names up in all of them, with a descriptor limit of 128. */
+#define IR_DIRS 300
+static void run_inval_reused(void)
+{
+	t_section("queued invalidations of forgotten directories (pruning, SOURCE renames)");
+	const char *src = t_newdir("src-inval-reused");
+	struct t_mount m = {.nofile = 128};
+	char rel[64];
+	int bad = 0;
+	for (int d = 0; d < IR_DIRS; d++) {
+		snprintf(rel, sizeof rel, "d%d", d);
+		bad += mkdir(t_path(src, rel), 0755) != 0;
+		for (int f = 0; f < 3; f++) {
+			snprintf(rel, sizeof rel, "d%d/file%d", d, f);
+			bad += t_write_file(t_path(src, rel), "x") != 0;
+		}
+	}
+	CHECK(bad == 0, "SOURCE: %d directories of 3 files", IR_DIRS);
+	if (t_mount(&m, src, "casefold"))
+		return;
+	pid_t pid[2];
+	for (int k = 0; k < 2; k++) {
+		pid[k] = fork();
+		if (pid[k] != 0) {
+			t_track_child(pid[k]);
+			continue;
+		}
+		unsigned rng = 7 + (unsigned)k;
+		double end = t_now() + 8;
+		char a[64], b[64];
+		struct stat st;
+		static const char *const look[] = {"File0", "fILE1", "nope", "FiLe2"};
+		while (t_now() < end) {
+			rng = rng * 1103515245u + 12345u;
+			int d = (int)(rng >> 16) % IR_DIRS, f = (int)(rng >> 8) % 3;
+			if (k == 0) {
+				/* file<f> <-> FILE<f>, directly in SOURCE */
+				snprintf(a, sizeof a, "d%d/file%d", d, f);
+				snprintf(b, sizeof b, "d%d/FILE%d", d, f);
+				if (rename(t_path(src, a), t_path(src, b)) != 0)
+					rename(t_path(src, b), t_path(src, a));
+				continue;
+			}
+			for (int l = 0; l < 4; l++) {
+				snprintf(a, sizeof a, "d%d/%s", d, look[l]);
+				lstat(t_path(m.mnt, a), &st);
+			}
+		}
+		_exit(0);
+	}
+	/* and a second reader, here */
+	unsigned rng = 11;
+	struct stat st;
+	while (waitpid(pid[0], NULL, WNOHANG) == 0) {
+		rng = rng * 1103515245u + 12345u;
+		int d = (int)(rng >> 16) % IR_DIRS;
+		static const char *const look[] = {"FILE0", "file1", "NOPE", "file2"};
+		for (int l = 0; l < 4; l++) {
+			snprintf(rel, sizeof rel, "d%d/%s", d, look[l]);
+			lstat(t_path(m.mnt, rel), &st);
+		}
+	}
+	waitpid(pid[1], NULL, 0);
+	long sent = t_log_count(&m, "writing device");
+	CHECK(sent == 0, "no invalidation sent to a reused node id (%ld refused by the kernel)",
+	      sent);
+	if (sent)
+		t_show_log(&m);
+	t_umount(&m);
+}
+
 int main(int argc, char **argv)
 {
 	t_init(argc, argv, help, extra_opt);
@@ -1354,6 +1438,7 @@ int main(int argc, char **argv)
 	run_removed_indexed();
 	run_watch_cap();
 	run_evict_changes();
+	run_inval_reused();
 	run_poll_race();
 	run_settle_race();
 	run_cleanup_after_expiry();
