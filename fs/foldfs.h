@@ -44,6 +44,18 @@
 #define FOLDFS_VERSION "0.1.0"
 #endif
 
+/* renameat2()'s flags, as the rename operation gets them (a libc older
+ * than glibc 2.28 does not define them). */
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0)
+#endif
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE (1 << 1)
+#endif
+#ifndef RENAME_WHITEOUT
+#define RENAME_WHITEOUT (1 << 2)
+#endif
+
 enum cache_mode { CACHE_AUTO, CACHE_EPOCH, CACHE_NONE };
 enum watch_mode { WATCH_AUTO, WATCH_INOTIFY, WATCH_POLL };
 

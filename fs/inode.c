@@ -281,49 +281,49 @@ static struct node *lookup_locked(const struct stat *st)
 	return NULL;
 }
 
+/* Free n and its directory state; closing n->fd is the caller's. */
+static void node_discard(struct node *n)
+{
+	if (n->dir) {
+		pthread_rwlock_destroy(&n->dir->ns);
+		pthread_mutex_destroy(&n->dir->ilock);
+		free(n->dir);
+	}
+	free(n);
+}
+
 struct node *node_get(int fd, const struct stat *st)
 {
-	struct node *n, *fresh;
+	struct node *n, *fresh = NULL;
 	size_t count;
 
 	pthread_mutex_lock(&tlock);
 	n = lookup_locked(st);
-	if (n) {
-		n->nlookup++;
-		n->used = 1;
+	if (!n) {
 		pthread_mutex_unlock(&tlock);
-		close(fd);
-		return n;
-	}
-	pthread_mutex_unlock(&tlock);
-
-	/* Allocate outside the lock; another thread may win the race. */
-	fresh = node_new(fd, st);
-	if (!fresh) {
-		close(fd);
-		return NULL;
-	}
-	pthread_mutex_lock(&tlock);
-	n = lookup_locked(st);
-	if (n) {
-		n->nlookup++;
-		n->used = 1;
-		pthread_mutex_unlock(&tlock);
-		close(fd);
-		if (fresh->dir) {
-			pthread_rwlock_destroy(&fresh->dir->ns);
-			pthread_mutex_destroy(&fresh->dir->ilock);
-			free(fresh->dir);
+		/* Allocate outside the lock; another thread may win the race. */
+		fresh = node_new(fd, st);
+		if (!fresh) {
+			close(fd);
+			return NULL;
 		}
-		free(fresh);
+		pthread_mutex_lock(&tlock);
+		n = lookup_locked(st);
+	}
+	if (n) {
+		n->nlookup++;
+		n->used = 1;
+		pthread_mutex_unlock(&tlock);
+		close(fd);
+		if (fresh)
+			node_discard(fresh);
 		return n;
 	}
 	if ((tab_count + 1 > tab_size && tab_grow() < 0) ||
 	    alive_add_locked(fresh) < 0) {
 		pthread_mutex_unlock(&tlock);
 		close(fd);
-		free(fresh->dir);
-		free(fresh);
+		node_discard(fresh);
 		return NULL;
 	}
 	fresh->nlookup = 1;
@@ -365,16 +365,12 @@ unsigned long node_freed(void)
 static void node_free(struct node *n)
 {
 	if (n->dir) {
-		struct dirstate *ds = n->dir;
 		/* An index holds its node, so there is none left here. */
 		idx_unlink_lru(n);
 		watch_unwatch(n);
-		pthread_rwlock_destroy(&ds->ns);
-		pthread_mutex_destroy(&ds->ilock);
-		free(ds);
 	}
 	close(n->fd);
-	free(n);
+	node_discard(n);
 	atomic_fetch_add(&nfreed, 1);
 }
 

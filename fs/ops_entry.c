@@ -28,16 +28,6 @@
 
 #include "foldfs.h"
 
-#ifndef RENAME_NOREPLACE
-#define RENAME_NOREPLACE (1 << 0)
-#endif
-#ifndef RENAME_EXCHANGE
-#define RENAME_EXCHANGE (1 << 1)
-#endif
-#ifndef RENAME_WHITEOUT
-#define RENAME_WHITEOUT (1 << 2)
-#endif
-
 /* ---- locking --------------------------------------------------------- */
 
 static void ns_lock(struct node *d, int excl)

@@ -42,10 +42,6 @@
 #include "foldfs_ioctl.h"
 #include "respell.h"
 
-#ifndef RENAME_NOREPLACE
-#define RENAME_NOREPLACE (1 << 0)
-#endif
-
 _Static_assert(sizeof(struct foldfs_respell) == 2 * FOLDFS_RESPELL_NAME_MAX,
 	       "struct foldfs_respell must have no padding");
 _Static_assert(FOLDFS_RESPELL_NAME_MAX == NAME_BUF,

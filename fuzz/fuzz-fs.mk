@@ -32,9 +32,13 @@ $(FZ_OBJ)/fuzz-index.o: fuzz/fuzz-index.c fs/foldfs.h $(FZ_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(FUSE3_CFLAGS) -Ifs -c -o $@ $<
 
+$(FZ_OBJ)/fuzz-daemon-stubs.o: fuzz/fuzz-daemon-stubs.c fs/foldfs.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) $(FUSE3_CFLAGS) -Ifs -c -o $@ $<
+
 # Only meaningful with BUILD=$(FUZZ_BUILD) (the sub-make).
-$(BUILD)/fuzz-index: $(FZ_OBJ)/fuzz-index.o $(BUILD)/obj/fs/dirindex.o \
-		$(LIBFOLD_A)
+$(BUILD)/fuzz-index: $(FZ_OBJ)/fuzz-index.o $(FZ_OBJ)/fuzz-daemon-stubs.o \
+		$(BUILD)/obj/fs/dirindex.o $(LIBFOLD_A)
 	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^ -lpthread
 # foldfs_on_view() reads the fuzzer's mount table, on the file system
 # type the fuzzer says (record.c has _FILE_OFFSET_BITS=64: glibc's
@@ -102,7 +106,8 @@ $(FZ_OBJ)/fuzz-names.o: fuzz/fuzz-names.c fs/foldfs.h fs/respell.h \
 $(FZ_OBJ)/dirindex-clock.o: $(BUILD)/obj/fs/dirindex.o
 	@mkdir -p $(@D)
 	objcopy --redefine-sym clock_gettime=fuzz_clock_gettime $< $@
-$(BUILD)/fuzz-names: $(FZ_OBJ)/fuzz-names.o $(FZ_OBJ)/dirindex-clock.o \
+$(BUILD)/fuzz-names: $(FZ_OBJ)/fuzz-names.o $(FZ_OBJ)/fuzz-daemon-stubs.o \
+		$(FZ_OBJ)/dirindex-clock.o \
 		$(addprefix $(BUILD)/obj/fs/,ops_entry.o respell.o resolve.o \
 		  creds.o) $(LIBFOLD_A)
 	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^ -lpthread
@@ -149,8 +154,9 @@ FUZZ_SEED_scan := \005\012\005Report.txt/report.TXT/R\303\251sum\303\251/Re\314\
 # owner respelling root's entry there, a caller in more than 64 groups,
 # the 70th of which denies what "other" allows); the sweep of a removed
 # directory's index, also in a later round; a mkdir whose folding mark
-# fails, and one under -o casefold
-FUZZ_SEED_names := \030\003mReadme.txt\000lREADME.TXT\000cReadMe.TXT\000eREADME.txt\000oreadme.txt\000lREADME.TXT\000rREADME.TXT/ReadMe.Txt\000pREADME.txt/README.TXT\000m.FOLDFS\000l.foldfs\000u.Foldfs\000xreadme.txt/Other\000NOTHER/other\000kREADME.TXT\000lreadme.TXT\000wA/B\000p../..\000p./.\000p/x\000pA/\000o.FOLDFS\000l.foldfs\000p.FOLDFS/.Foldfs\036\070\017m.FOLDFS\000o.Foldfs\000l.FOLDFS\000MA\377\000LA\377\000Oa\377\000La\377\000PA\377/a\377\000Ta/A\000ea\000EA\000XA/.foldfs\000XA/.FOLDFS\000nA/B\000kA\000la\036\271\000m.FOLDFS\000m.foldfs\000l.Foldfs\000ra/.foldfs\000ra/.FOLDFS\000pa/A\000M.foldfs\000L.foldfs\036\030\003dDir\000lDIR\000mfile\000hFILE/Hard\000jfile/Linked\000sSym/some/target\000lSYM\000cSYM\000cDIR\000uDIR\000vFILE\000fFull\000vfull\000rfile/DIR\000rdir/FILE\000rdir/Full\000yfile/Moved\000lFILE\000mFILE2\000zmoved/x\000vdir\036\030\003mFoo\000i\001\001\001\355\000\000\000qfoo/FOO\000i\001\002\001\377\002\025\000qFOO/foo\000mBar\000QBAR/bar\000i\002\001\010\333\001\125\000qfoo/FOo\000i\002\001\011\333\002\125\000qfoo/FOO\036\030\003mA\000MB\000lx\000Lx\000g\002\000g\005\000MC\000LX\000g\004\000LX\000g\015\000MC\000LX\000g\035\036\030\043dDir\000lDIR\000DDir\036\030\103dDir\000DX\036\046\003mFoo\000i\001\056\056\213\213\213\000qFOO/foo\036\030\003mFoo\000i\001\001\012\307\001\010\000qfoo/FOO\000i\001\001\012\307\001\110\000qFOO/fOO\036\030\003mFoo\000i\001\001\001\377\003\001\000qfoo/FOO\000i\001\001\001\377\003\101\000qFOO/foo
+# fails, and one under -o casefold; a plain O_CREAT of a directory's
+# other spelling in a sticky folding directory (EISDIR)
+FUZZ_SEED_names := \030\003mReadme.txt\000lREADME.TXT\000cReadMe.TXT\000eREADME.txt\000oreadme.txt\000lREADME.TXT\000rREADME.TXT/ReadMe.Txt\000pREADME.txt/README.TXT\000m.FOLDFS\000l.foldfs\000u.Foldfs\000xreadme.txt/Other\000NOTHER/other\000kREADME.TXT\000lreadme.TXT\000wA/B\000p../..\000p./.\000p/x\000pA/\000o.FOLDFS\000l.foldfs\000p.FOLDFS/.Foldfs\036\070\017m.FOLDFS\000o.Foldfs\000l.FOLDFS\000MA\377\000LA\377\000Oa\377\000La\377\000PA\377/a\377\000Ta/A\000ea\000EA\000XA/.foldfs\000XA/.FOLDFS\000nA/B\000kA\000la\036\271\000m.FOLDFS\000m.foldfs\000l.Foldfs\000ra/.foldfs\000ra/.FOLDFS\000pa/A\000M.foldfs\000L.foldfs\036\030\003dDir\000lDIR\000mfile\000hFILE/Hard\000jfile/Linked\000sSym/some/target\000lSYM\000cSYM\000cDIR\000uDIR\000vFILE\000fFull\000vfull\000rfile/DIR\000rdir/FILE\000rdir/Full\000yfile/Moved\000lFILE\000mFILE2\000zmoved/x\000vdir\036\030\003mFoo\000i\001\001\001\355\000\000\000qfoo/FOO\000i\001\002\001\377\002\025\000qFOO/foo\000mBar\000QBAR/bar\000i\002\001\010\333\001\125\000qfoo/FOo\000i\002\001\011\333\002\125\000qfoo/FOO\036\030\003mA\000MB\000lx\000Lx\000g\002\000g\005\000MC\000LX\000g\004\000LX\000g\015\000MC\000LX\000g\035\036\030\043dDir\000lDIR\000DDir\036\030\103dDir\000DX\036\046\003mFoo\000i\001\056\056\213\213\213\000qFOO/foo\036\030\003mFoo\000i\001\001\012\307\001\010\000qfoo/FOO\000i\001\001\012\307\001\110\000qFOO/fOO\036\030\003mFoo\000i\001\001\001\377\003\001\000qfoo/FOO\000i\001\001\001\377\003\101\000qFOO/foo\036\030\003dDir\000i\003\003\020\377\003\200\000cDIR
 # norm: names on standard input (one ill-formed, one empty, the last
 # without a newline); --escape -0 with controls, a bidi override, a
 # backslash and NEL; --hash with a --seed from a FILE; --check --strict;

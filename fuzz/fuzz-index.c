@@ -26,8 +26,8 @@
  * disagreement prints the script position and aborts.
  *
  * The index module is linked as the daemon builds it; the few daemon
- * services it calls (nodes, watches, logging) are stubbed here: the
- * fuzzer never builds an index from a directory.
+ * services it calls (nodes, watches, logging) are stubbed here and in
+ * fuzz-daemon-stubs.c: the fuzzer never builds an index from a directory.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -42,11 +42,6 @@
 #define MODEL_MAX (48 + 2 * GROW)
 
 struct foldfs F;
-
-void dlog(const char *fmt, ...)
-{
-	(void)fmt;
-}
 
 int name_hidden(struct node *d, const char *name)
 {
@@ -69,28 +64,6 @@ int node_hold_if_forgotten(struct node *n)
 {
 	(void)n;
 	return 0; /* the model's directory is never forgotten */
-}
-
-int prune_wait(int err)
-{
-	(void)err;
-	return 0;
-}
-
-void watch_dir(struct node *d)
-{
-	(void)d;
-}
-
-void watch_unwatch(struct node *d)
-{
-	(void)d;
-}
-
-void watch_stamps_after(struct node *d, const struct dir_stamp *pre)
-{
-	(void)d;
-	(void)pre;
 }
 
 static char model[MODEL_MAX][NAME_BUF];

@@ -81,8 +81,9 @@
  *        the clock moves on by that many half seconds first
  * lower case in the root, upper case in the other one.
  *
- * The daemon's other modules are stubbed here, and so are libfuse's
- * replies (they only record the answer).
+ * The daemon's other modules are stubbed here (and in
+ * fuzz-daemon-stubs.c), and so are libfuse's replies (they only record
+ * the answer).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -98,16 +99,6 @@
 #include "foldfs.h"
 #include "foldfs_ioctl.h"
 #include "respell.h"
-
-#ifndef RENAME_NOREPLACE
-#define RENAME_NOREPLACE (1 << 0)
-#endif
-#ifndef RENAME_EXCHANGE
-#define RENAME_EXCHANGE (1 << 1)
-#endif
-#ifndef RENAME_WHITEOUT
-#define RENAME_WHITEOUT (1 << 2)
-#endif
 
 struct foldfs F;
 
@@ -267,22 +258,6 @@ void dir_stamp(struct node *d, struct dir_stamp *s)
 	s->valid = 0;
 }
 
-void watch_dir(struct node *d)
-{
-	(void)d;
-}
-
-void watch_unwatch(struct node *d)
-{
-	(void)d;
-}
-
-void watch_stamps_after(struct node *d, const struct dir_stamp *pre)
-{
-	(void)d;
-	(void)pre;
-}
-
 /* Before the index is trusted: what inotify would have reported (each
  * name rechecked) or what polling finds (the index is stale). */
 void watch_sync(struct node *d)
@@ -306,12 +281,6 @@ void watch_sync(struct node *d)
 int prune_openat(int dfd, const char *name)
 {
 	return openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-}
-
-int prune_wait(int err)
-{
-	(void)err;
-	return 0;
 }
 
 int prune_negative_ok(void)
@@ -399,11 +368,6 @@ void coh_inval_async(struct node *d, const char *name)
 
 void coh_inval_wait(void)
 {
-}
-
-void dlog(const char *fmt, ...)
-{
-	(void)fmt;
 }
 
 /* libfuse's replies: the answer is recorded. */
@@ -869,12 +833,13 @@ static void do_create(int d, const char *name, int excl)
 		j = denotes(d, &before[d], name);
 		if (j >= 0 && excl)
 			e = EEXIST;
-		else if (j >= 0 && (!folds(d) || dir_sticky(d)))
+		else if (j >= 0 && !folds(d))
 			e = ESTALE; /* not opened here: the kernel looks again
-				       and opens it with its checks (in a
-				       sticky one, fs.protected_regular) */
+				       and opens it with its checks */
 		else if (j >= 0 && before[d].type[j] == DT_DIR)
-			e = EISDIR;
+			e = EISDIR; /* what open(2) says, sticky or not */
+		else if (j >= 0 && dir_sticky(d))
+			e = ESTALE; /* as above (fs.protected_regular) */
 		else if (j >= 0 && before[d].type[j] != DT_REG)
 			e = ESTALE; /* the kernel looks again, opens that */
 		else if (j < 0)

@@ -37,8 +37,6 @@
 #define FS_CASEFOLD_FL 0x40000000
 #endif
 
-static const char *only; /* --only SECTION */
-
 static const char help[] =
 	"NAME\n"
 	"    fs-basic - integration test of foldfs folding semantics\n"
@@ -58,7 +56,8 @@ static const char help[] =
 	"    --respell), the index memory budget (-o index_mem, indexes\n"
 	"    evicted and rebuilt), the bound of the coherence ledger\n"
 	"    (cache=epoch), RENAME_WHITEOUT in a folding directory and a file\n"
-	"    renamed into one from a plain directory (every cache mode);\n"
+	"    renamed into one from a plain directory (every cache mode), and\n"
+	"    the --only option of fs-basic, fs-source and fs-posix;\n"
 	"    unmounts everything at exit.  Must run as root with /dev/fuse and\n"
 	"    fuse3 (fusermount3) installed.\n"
 	"\n"
@@ -66,92 +65,26 @@ static const char help[] =
 	"    --foldfs PATH   daemon binary (default $FOLDFS, else build/foldfs)\n"
 	"    --root DIR      scratch directory (default: a new /tmp/fstest-XXXXXX)\n"
 	"    --watchdog S    abort (and clean up) after S seconds (default 300)\n"
-	"    --only NAME     run one section: lookup illformed eexist ocreat rename\n"
-	"                    chattr nesting symlink hardlink openfd preserve xattr\n"
-	"                    bigdir collide submount record hidden handles strict\n"
-	"                    compat ascii ignorables daemon options cli respell\n"
-	"                    budget ledger whiteout movein\n"
+	"    --only NAME     run only section NAME (a comma-separated list, or\n"
+	"                    repeat the option); the names are under SECTIONS\n"
 	"    -q / -v         print only failures / every check (default)\n"
 	"\n"
 	"EXIT STATUS\n"
 	"    0 if every check passed, 1 otherwise.  The last line is\n"
 	"    \"N passed, N failed\".\n";
 
-static int extra_opt(const char *o, const char *v)
-{
-	if (!strcmp(o, "--only") && v) {
-		only = v;
-		return 1;
-	}
-	return -1;
-}
-
-static int want(const char *sec)
-{
-	return !only || !strcmp(only, sec);
-}
+/* for --only: each sec_NAME() below */
+static const char *const sections[] = {
+	"lookup", "illformed", "eexist", "ocreat", "rename", "chattr", "nesting", "symlink",
+	"hardlink", "openfd", "preserve", "xattr", "bigdir", "collide", "submount", "record",
+	"hidden", "handles", "strict", "compat", "ascii", "ignorables", "daemon", "options",
+	"cli", "respell", "budget", "ledger", "whiteout", "movein", "only", NULL};
 
 /* ---- helpers ---------------------------------------------------------- */
 
 static int mkfile(const char *path, const char *content)
 {
 	return t_write_file(path, content);
-}
-
-static int get_flags(const char *path, int *fl)
-{
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	int r = ioctl(fd, FS_IOC_GETFLAGS, fl);
-	int e = errno;
-	close(fd);
-	errno = e;
-	return r;
-}
-
-static int set_flags(const char *path, int fl)
-{
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	int r = ioctl(fd, FS_IOC_SETFLAGS, &fl);
-	int e = errno;
-	close(fd);
-	errno = e;
-	return r;
-}
-
-/* Set or clear FS_CASEFOLD_FL the way chattr does: read, modify, write
- * (with the flags in also set too). */
-static int set_casefold_with(const char *path, int on, int also)
-{
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	int fl = 0;
-	int r = ioctl(fd, FS_IOC_GETFLAGS, &fl);
-	if (r == 0) {
-		fl = on ? (fl | FS_CASEFOLD_FL) : (fl & ~FS_CASEFOLD_FL);
-		r = ioctl(fd, FS_IOC_SETFLAGS, &(int){fl | also});
-	}
-	int e = errno;
-	close(fd);
-	errno = e;
-	return r;
-}
-
-static int set_casefold(const char *path, int on)
-{
-	return set_casefold_with(path, on, 0);
-}
-
-static int has_casefold(const char *path)
-{
-	int fl = 0;
-	if (get_flags(path, &fl) == -1)
-		return -1;
-	return (fl & FS_CASEFOLD_FL) != 0;
 }
 
 /* lsattr -d PATH: does the flag field contain F? -1 if lsattr failed. */
@@ -482,9 +415,9 @@ static void sec_chattr(struct t_mount *m)
 	t_section("chattr +F/-F rules, inheritance, lsattr, remount (no -o casefold)");
 	const char *cf = t_path(m->mnt, "cf");
 	CHECK_OK(mkdir(cf, 0755), "mkdir cf");
-	CHECK(has_casefold(cf) == 0, "new dir under a plain root has no F");
-	CHECK_OK(set_casefold(cf, 1), "FS_IOC_SETFLAGS +F on empty cf");
-	CHECK(has_casefold(cf) == 1, "FS_IOC_GETFLAGS shows F");
+	CHECK(t_has_casefold(cf) == 0, "new dir under a plain root has no F");
+	CHECK_OK(t_set_casefold(cf, 1), "FS_IOC_SETFLAGS +F on empty cf");
+	CHECK(t_has_casefold(cf) == 1, "FS_IOC_GETFLAGS shows F");
 	CHECK(lsattr_F(cf) == 1, "lsattr -d cf shows F");
 	CHECK(src_casefold_xattr(t_path(m->src, "cf")),
 	      "SOURCE/cf carries user.foldfs.casefold=1");
@@ -496,35 +429,35 @@ static void sec_chattr(struct t_mount *m)
 	CHECK_ERR(stat(t_path(m->mnt, "PLAIN"), &st), ENOENT, "PLAIN: root does not fold");
 	CHECK_OK(mkfile(t_path(m->mnt, "PLAIN"), "P"), "create PLAIN beside Plain in the plain root");
 
-	CHECK_ERR(set_casefold(cf, 0), ENOTEMPTY, "-F on non-empty cf");
-	CHECK(has_casefold(cf) == 1, "cf keeps F");
+	CHECK_ERR(t_set_casefold(cf, 0), ENOTEMPTY, "-F on non-empty cf");
+	CHECK(t_has_casefold(cf) == 1, "cf keeps F");
 	const char *nf = t_path(m->mnt, "nf");
 	CHECK_OK(mkdir(nf, 0755), "mkdir nf");
 	CHECK_OK(mkfile(t_path(nf, "x"), "x"), "create nf/x");
-	CHECK_ERR(set_casefold(nf, 1), ENOTEMPTY, "+F on non-empty nf");
-	CHECK(has_casefold(nf) == 0, "nf stays without F");
+	CHECK_ERR(t_set_casefold(nf, 1), ENOTEMPTY, "+F on non-empty nf");
+	CHECK(t_has_casefold(nf) == 0, "nf stays without F");
 	/* ext4 refuses a directory-only flag on a file first: EOPNOTSUPP,
 	 * also on an immutable one (not the EPERM of an immutable inode) */
-	CHECK_ERR(set_casefold(t_path(nf, "x"), 1), EOPNOTSUPP, "+F on a regular file");
-	CHECK(has_casefold(t_path(nf, "x")) == 0, "the file has no F");
+	CHECK_ERR(t_set_casefold(t_path(nf, "x"), 1), EOPNOTSUPP, "+F on a regular file");
+	CHECK(t_has_casefold(t_path(nf, "x")) == 0, "the file has no F");
 	int xfl = 0;
-	if (get_flags(t_path(m->src, "nf/x"), &xfl) == 0 &&
-	    set_flags(t_path(m->src, "nf/x"), xfl | FS_IMMUTABLE_FL) == 0) {
-		CHECK_ERR(set_casefold(t_path(nf, "x"), 1), EOPNOTSUPP,
+	if (t_get_flags(t_path(m->src, "nf/x"), &xfl) == 0 &&
+	    t_set_flags(t_path(m->src, "nf/x"), xfl | FS_IMMUTABLE_FL) == 0) {
+		CHECK_ERR(t_set_casefold(t_path(nf, "x"), 1), EOPNOTSUPP,
 			  "+F on an immutable regular file");
-		set_flags(t_path(m->src, "nf/x"), xfl);
+		t_set_flags(t_path(m->src, "nf/x"), xfl);
 	} else {
 		t_skip("SOURCE takes no immutable flag here (%s)", strerror(errno));
 	}
 	/* A refused casefold change changes no other flag either (ext4
 	 * checks it first): chattr +F +A */
 	int sfl = 0;
-	CHECK_ERR(set_casefold_with(nf, 1, FS_NOATIME_FL), ENOTEMPTY, "+F +A on non-empty nf");
-	CHECK(get_flags(t_path(m->src, "nf"), &sfl) == 0 && !(sfl & FS_NOATIME_FL),
+	CHECK_ERR(t_set_casefold_with(nf, 1, FS_NOATIME_FL), ENOTEMPTY, "+F +A on non-empty nf");
+	CHECK(t_get_flags(t_path(m->src, "nf"), &sfl) == 0 && !(sfl & FS_NOATIME_FL),
 	      "nf did not get A either (SOURCE flags %#x)", (unsigned)sfl);
-	CHECK_ERR(set_casefold_with(t_path(nf, "x"), 1, FS_NOATIME_FL), EOPNOTSUPP,
+	CHECK_ERR(t_set_casefold_with(t_path(nf, "x"), 1, FS_NOATIME_FL), EOPNOTSUPP,
 		  "+F +A on a regular file");
-	CHECK(get_flags(t_path(m->src, "nf/x"), &sfl) == 0 && !(sfl & FS_NOATIME_FL),
+	CHECK(t_get_flags(t_path(m->src, "nf/x"), &sfl) == 0 && !(sfl & FS_NOATIME_FL),
 	      "nf/x did not get A either (SOURCE flags %#x)", (unsigned)sfl);
 
 	/* Immutable or append-only with F in one call, as on ext4 (chattr
@@ -534,30 +467,30 @@ static void sec_chattr(struct t_mount *m)
 	const char *im = t_path(m->mnt, "im"), *sim = t_path(m->src, "im");
 	int ifl = 0, ifc;
 	CHECK_OK(mkdir(im, 0755), "mkdir im");
-	if (get_flags(sim, &ifl) == 0 && set_flags(sim, ifl | FS_IMMUTABLE_FL) == 0 &&
-	    set_flags(sim, ifl) == 0) {
-		CHECK_OK(set_casefold_with(im, 1, FS_IMMUTABLE_FL), "+iF on empty im");
-		if (get_flags(sim, &sfl) != 0)
+	if (t_get_flags(sim, &ifl) == 0 && t_set_flags(sim, ifl | FS_IMMUTABLE_FL) == 0 &&
+	    t_set_flags(sim, ifl) == 0) {
+		CHECK_OK(t_set_casefold_with(im, 1, FS_IMMUTABLE_FL), "+iF on empty im");
+		if (t_get_flags(sim, &sfl) != 0)
 			sfl = 0;
-		ifc = has_casefold(im);
+		ifc = t_has_casefold(im);
 		CHECK((sfl & FS_IMMUTABLE_FL) && ifc == 1, "im has i (SOURCE flags %#x) and F (%d)",
 		      (unsigned)sfl, ifc);
-		CHECK_ERR(set_casefold(im, 0), EPERM, "-F on im, staying immutable");
-		CHECK(has_casefold(im) == 1, "im keeps F");
-		CHECK_OK(set_flags(im, ifl | FS_CASEFOLD_FL), "-i on im");
-		CHECK_OK(set_casefold_with(im, 0, FS_APPEND_FL), "-F +a on im");
-		if (get_flags(sim, &sfl) != 0)
+		CHECK_ERR(t_set_casefold(im, 0), EPERM, "-F on im, staying immutable");
+		CHECK(t_has_casefold(im) == 1, "im keeps F");
+		CHECK_OK(t_set_flags(im, ifl | FS_CASEFOLD_FL), "-i on im");
+		CHECK_OK(t_set_casefold_with(im, 0, FS_APPEND_FL), "-F +a on im");
+		if (t_get_flags(sim, &sfl) != 0)
 			sfl = 0;
-		ifc = has_casefold(im);
+		ifc = t_has_casefold(im);
 		CHECK((sfl & FS_APPEND_FL) && ifc == 0, "im has a (SOURCE flags %#x) and no F (%d)",
 		      (unsigned)sfl, ifc);
-		CHECK_OK(set_casefold(im, 1), "+F on append-only im");
-		if (get_flags(sim, &sfl) != 0)
+		CHECK_OK(t_set_casefold(im, 1), "+F on append-only im");
+		if (t_get_flags(sim, &sfl) != 0)
 			sfl = 0;
-		ifc = has_casefold(im);
+		ifc = t_has_casefold(im);
 		CHECK((sfl & FS_APPEND_FL) && ifc == 1, "im keeps a (SOURCE flags %#x) and has F (%d)",
 		      (unsigned)sfl, ifc);
-		set_flags(sim, ifl); /* whatever happened above */
+		t_set_flags(sim, ifl); /* whatever happened above */
 	} else {
 		t_skip("SOURCE takes no immutable flag here (%s)", strerror(errno));
 	}
@@ -567,21 +500,22 @@ static void sec_chattr(struct t_mount *m)
 	CHECK_OK(mkdir(cf2, 0755), "mkdir cf2");
 	char out[2048];
 	int rc = run_tool(out, sizeof out, "chattr", "+F", cf2, NULL, NULL);
-	CHECK(rc == 0 && has_casefold(cf2) == 1, "chattr +F cf2 (exit %d) %s", rc, out);
+	CHECK(rc == 0 && t_has_casefold(cf2) == 1, "chattr +F cf2 (exit %d) %s", rc, out);
 	rc = run_tool(out, sizeof out, "chattr", "-F", cf2, NULL, NULL);
-	CHECK(rc == 0 && has_casefold(cf2) == 0, "chattr -F cf2 on empty dir (exit %d) %s", rc, out);
+	CHECK(rc == 0 && t_has_casefold(cf2) == 0, "chattr -F cf2 on empty dir (exit %d) %s", rc, out);
 	CHECK(!src_casefold_xattr(t_path(m->src, "cf2")), "SOURCE/cf2 attribute cleared");
 	CHECK_OK(mkfile(t_path(cf2, "Abc"), "a"), "create cf2/Abc");
 	CHECK_ERR(stat(t_path(cf2, "ABC"), &st), ENOENT, "cf2 no longer folds: ABC not found");
 	rc = run_tool(out, sizeof out, "chattr", "+F", cf2, NULL, NULL);
-	CHECK(rc != 0 && has_casefold(cf2) == 0, "chattr +F on non-empty cf2 fails (exit %d)", rc);
+	CHECK(rc != 0 && t_has_casefold(cf2) == 0, "chattr +F on non-empty cf2 fails (exit %d)",
+	      rc);
 
 	/* Inheritance through mkdir -p. */
 	struct stat vst, sst;
 	rc = run_tool(out, sizeof out, "mkdir", "-p", t_path(cf, "a/b/c"), NULL, NULL);
 	CHECK(rc == 0, "mkdir -p cf/a/b/c (exit %d) %s", rc, out);
-	CHECK(has_casefold(t_path(cf, "a")) == 1 && has_casefold(t_path(cf, "a/b")) == 1 &&
-		      has_casefold(t_path(cf, "a/b/c")) == 1,
+	CHECK(t_has_casefold(t_path(cf, "a")) == 1 && t_has_casefold(t_path(cf, "a/b")) == 1 &&
+		      t_has_casefold(t_path(cf, "a/b/c")) == 1,
 	      "a, a/b, a/b/c all inherited F");
 	CHECK(lsattr_F(t_path(cf, "a/b/c")) == 1, "lsattr -d cf/a/b/c shows F");
 	CHECK(src_casefold_xattr(t_path(m->src, "cf/a/b/c")), "SOURCE/cf/a/b/c has the attribute");
@@ -631,7 +565,7 @@ static void sec_chattr(struct t_mount *m)
 	const char *pl = t_path(m->mnt, "Plain");
 	int pfl = 0;
 	stat(pl, &vst);
-	if (CHECK(get_flags(pl, &pfl) == 0 && set_flags(pl, pfl | FS_NOATIME_FL) == 0,
+	if (CHECK(t_get_flags(pl, &pfl) == 0 && t_set_flags(pl, pfl | FS_NOATIME_FL) == 0,
 		  "chattr +A Plain: %s", strerror(errno))) {
 		memset(&vst, 0, sizeof vst);
 		memset(&sst, 0, sizeof sst);
@@ -642,7 +576,7 @@ static void sec_chattr(struct t_mount *m)
 		      "ctime after chattr +A: view %lld.%09ld, SOURCE %lld.%09ld",
 		      (long long)vst.st_ctim.tv_sec, vst.st_ctim.tv_nsec,
 		      (long long)sst.st_ctim.tv_sec, sst.st_ctim.tv_nsec);
-		set_flags(pl, pfl);
+		t_set_flags(pl, pfl);
 	}
 	fd = open(cf, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	struct fsxattr fsx;
@@ -738,16 +672,16 @@ static void sec_chattr(struct t_mount *m)
 	CHECK_OK(mkdir(nf2, 0755), "mkdir nf2");
 	CHECK(setxattr(nf2, "user.foldfs.casefold", "1", 1, 0) == -1,
 	      "setxattr user.foldfs.casefold through the view fails");
-	CHECK(!src_casefold_xattr(t_path(m->src, "nf2")) && has_casefold(nf2) == 0,
+	CHECK(!src_casefold_xattr(t_path(m->src, "nf2")) && t_has_casefold(nf2) == 0,
 	      "and nf2 did not become folding");
 	CHECK(setxattr(nf2, "user.foldfs.other", "1", 1, 0) == -1,
 	      "setxattr user.foldfs.other through the view fails");
 
 	/* Remount: everything persists in SOURCE. */
 	if (t_remount(m) == 0) {
-		CHECK(has_casefold(t_path(m->mnt, "cf")) == 1, "after remount cf still has F");
-		CHECK(has_casefold(t_path(m->mnt, "cf/a/b/c")) == 1, "after remount cf/a/b/c has F");
-		CHECK(has_casefold(t_path(m->mnt, "cf2")) == 0, "after remount cf2 has no F");
+		CHECK(t_has_casefold(t_path(m->mnt, "cf")) == 1, "after remount cf still has F");
+		CHECK(t_has_casefold(t_path(m->mnt, "cf/a/b/c")) == 1, "after remount cf/a/b/c has F");
+		CHECK(t_has_casefold(t_path(m->mnt, "cf2")) == 0, "after remount cf2 has no F");
 		CHECK(t_file_is(t_path(m->mnt, "cf/A/b/C/DEEP"), "deep"),
 		      "after remount cf/A/b/C/DEEP resolves");
 		CHECK_ERR(stat(t_path(m->mnt, "cf2/ABC"), &st), ENOENT,
@@ -761,8 +695,8 @@ static void sec_chattr(struct t_mount *m)
 	if (t_mount(&rm, rsrc, "") == 0) {
 		CHECK(stat(t_path(rsrc, ".foldfs"), &st) == 0 && t_dir_count(rm.mnt) == 0,
 		      "fresh tree: SOURCE holds .foldfs, the view lists nothing");
-		CHECK_OK(set_casefold(rm.mnt, 1), "+F on the mount's root");
-		CHECK(has_casefold(rm.mnt) == 1, "-> the root shows F");
+		CHECK_OK(t_set_casefold(rm.mnt, 1), "+F on the mount's root");
+		CHECK(t_has_casefold(rm.mnt) == 1, "-> the root shows F");
 		CHECK_OK(mkfile(t_path(rm.mnt, "Root.txt"), "r"), "create Root.txt");
 		CHECK(t_file_is(t_path(rm.mnt, "ROOT.TXT"), "r"), "-> ROOT.TXT finds it");
 		t_umount(&rm);
@@ -777,13 +711,13 @@ static void sec_nesting(struct t_mount *m)
 	const char *top = t_path(m->mnt, "top");
 	CHECK_OK(mkdir(top, 0755), "mkdir top (plain)");
 	CHECK_OK(mkdir(t_path(top, "cf1"), 0755), "mkdir top/cf1");
-	CHECK_OK(set_casefold(t_path(top, "cf1"), 1), "+F top/cf1");
+	CHECK_OK(t_set_casefold(t_path(top, "cf1"), 1), "+F top/cf1");
 	CHECK_OK(mkdir(t_path(top, "cf1/nf2"), 0755), "mkdir top/cf1/nf2 (inherits F)");
-	CHECK(has_casefold(t_path(top, "cf1/nf2")) == 1, "nf2 inherited F");
-	CHECK_OK(set_casefold(t_path(top, "cf1/nf2"), 0), "-F top/cf1/nf2 (empty)");
+	CHECK(t_has_casefold(t_path(top, "cf1/nf2")) == 1, "nf2 inherited F");
+	CHECK_OK(t_set_casefold(t_path(top, "cf1/nf2"), 0), "-F top/cf1/nf2 (empty)");
 	CHECK_OK(mkdir(t_path(top, "cf1/nf2/cf3"), 0755), "mkdir top/cf1/nf2/cf3");
-	CHECK(has_casefold(t_path(top, "cf1/nf2/cf3")) == 0, "cf3 under plain nf2 has no F");
-	CHECK_OK(set_casefold(t_path(top, "cf1/nf2/cf3"), 1), "+F cf3");
+	CHECK(t_has_casefold(t_path(top, "cf1/nf2/cf3")) == 0, "cf3 under plain nf2 has no F");
+	CHECK_OK(t_set_casefold(t_path(top, "cf1/nf2/cf3"), 1), "+F cf3");
 	CHECK_OK(mkfile(t_path(top, "cf1/nf2/cf3/file"), "f"), "create cf3/file");
 	CHECK_OK(mkdir(t_path(top, "cf1/nf2/nd4"), 0755), "mkdir nf2/nd4 (plain)");
 	CHECK_OK(mkfile(t_path(top, "cf1/nf2/nd4/Nd5"), "5"), "create nd4/Nd5");
@@ -1445,7 +1379,7 @@ static void sec_strict(void)
 	CHECK_OK(mkfile(t_path(m.mnt, bad[0]), "p"), "plain root under strict: %s allowed",
 		 t_q(bad[0]));
 	CHECK_OK(mkdir(t_path(m.mnt, "cf"), 0755), "mkdir cf");
-	CHECK_OK(set_casefold(t_path(m.mnt, "cf"), 1), "+F cf");
+	CHECK_OK(t_set_casefold(t_path(m.mnt, "cf"), 1), "+F cf");
 	CHECK_ERR(open(t_path(m.mnt, "cf/x\xff"), O_CREAT | O_WRONLY, 0644), EINVAL,
 		  "cf/x\\xff refused inside the folding dir");
 	t_umount(&m);
@@ -1824,7 +1758,7 @@ static int respell_mount(struct t_mount *m, const char *opts)
 		return -1;
 	const char *fold = t_path(m->mnt, "fold");
 	CHECK_OK(mkdir(fold, 0755), "[%s] mkdir fold", opts);
-	CHECK_OK(set_casefold(fold, 1), "[%s] chattr +F fold", opts);
+	CHECK_OK(t_set_casefold(fold, 1), "[%s] chattr +F fold", opts);
 	CHECK_OK(mkdir(t_path(m->mnt, "plain"), 0755), "[%s] mkdir plain", opts);
 	return 0;
 }
@@ -2153,13 +2087,13 @@ static void sec_respell(void)
 	CHECK(rc == 1 && contains(out, "bare"), "NEWNAME with '/': exit 1 (%d: %s)", rc, out);
 	/* an immutable entry: EPERM, and the message names that cause too */
 	int ifl = 0;
-	if (get_flags(t_path(sd, "MVFILE"), &ifl) == 0 &&
-	    set_flags(t_path(sd, "MVFILE"), ifl | FS_IMMUTABLE_FL) == 0) {
+	if (t_get_flags(t_path(sd, "MVFILE"), &ifl) == 0 &&
+	    t_set_flags(t_path(sd, "MVFILE"), ifl | FS_IMMUTABLE_FL) == 0) {
 		rc = run_tool(out, sizeof out, ff, "--respell", t_path(d, "MVFILE"), "MvFile",
 			      NULL);
 		CHECK(rc == 1 && contains(out, "immutable") && t_dir_has(sd, "MVFILE"),
 		      "immutable entry: exit 1, says it may be immutable (%d: %s)", rc, out);
-		set_flags(t_path(sd, "MVFILE"), ifl);
+		t_set_flags(t_path(sd, "MVFILE"), ifl);
 	} else {
 		t_skip("SOURCE takes no immutable flag here (%s)", strerror(errno));
 	}
@@ -2353,9 +2287,9 @@ static void movein_round(const char *mode)
 		return;
 	const char *f = t_path(m.mnt, "f"), *g = t_path(m.mnt, "g"), *p = t_path(m.mnt, "p");
 	CHECK_OK(mkdir(f, 0755), "[%s] mkdir f", mode);
-	CHECK_OK(set_casefold(f, 1), "[%s] chattr +F f", mode);
+	CHECK_OK(t_set_casefold(f, 1), "[%s] chattr +F f", mode);
 	CHECK_OK(mkdir(g, 0755), "[%s] mkdir g", mode);
-	CHECK_OK(set_casefold(g, 1), "[%s] chattr +F g", mode);
+	CHECK_OK(t_set_casefold(g, 1), "[%s] chattr +F g", mode);
 	CHECK_OK(mkdir(p, 0755), "[%s] mkdir p (plain)", mode);
 	int stale_ren = 0, stale_exch = 0, stale_hop = 0, fail = 0;
 	for (int i = 0; i < 40; i++) {
@@ -2437,84 +2371,147 @@ static void sec_ledger(void)
 	t_umount(&m);
 }
 
+/* ---- 21. the test programs' own --only (tests/fs/harness.c) ----------- */
+
+/* "== " lines in out: the sections a run printed. */
+static int count_sections(const char *out)
+{
+	int n = 0;
+	for (const char *p = out; (p = strstr(p, "\n== ")); p++)
+		n++;
+	return n;
+}
+
+/* The passes of out's last line "N passed, N failed", -1 if another line. */
+static long last_passed(const char *out)
+{
+	const char *l = out + strlen(out);
+	long pass = -1, fail = -1;
+	while (l > out && l[-1] == '\n')
+		l--;
+	while (l > out && l[-1] != '\n')
+		l--;
+	return sscanf(l, "%ld passed, %ld failed", &pass, &fail) == 2 && fail == 0 ? pass : -1;
+}
+
+static void sec_only(void)
+{
+	t_section("--only and --help of fs-basic, fs-source and fs-posix");
+	char dir[4096], out[16384];
+	ssize_t n = readlink("/proc/self/exe", dir, sizeof dir - 1);
+	if (!CHECK(n > 0 && memchr(dir, '/', (size_t)n), "readlink /proc/self/exe"))
+		return;
+	dir[n] = 0;
+	*strrchr(dir, '/') = 0;
+	static const char *const progs[] = {"fs-basic", "fs-source", "fs-posix"};
+	static const char *const lists[] = {"ascii,nosuch", "attr,nosuch", "ro_rw,nosuch"};
+	for (int i = 0; i < 3; i++) {
+		const char *p = t_path(dir, progs[i]);
+		const char *help[] = {p, "--help", NULL};
+		int rc = t_run(help, out, sizeof out, 20);
+		CHECK(rc == 0 && strstr(out, "\nSECTIONS (--only"),
+		      "%s --help: exit %d, lists the sections", progs[i], rc);
+		/* A misspelt name once ran nothing and passed. */
+		const char *bad[] = {p,		 "--foldfs", t_opt.foldfs, "--root",
+				     t_newdir("only"), "--only",   lists[i],	 NULL};
+		rc = t_run(bad, out, sizeof out, 60);
+		CHECK(rc == 2 && strstr(out, "unknown section 'nosuch'") && !strstr(out, " passed, "),
+		      "%s --only %s: exit %d (want 2), refused before running: %s", progs[i],
+		      lists[i], rc, out);
+	}
+	/* A list and a repeated option: exactly those sections run. */
+	const char *three[] = {t_path(dir, "fs-basic"), "--foldfs", t_opt.foldfs, "--root",
+			       t_newdir("only"), "-q", "--only", "compat,ascii", "--only",
+			       "ignorables", NULL};
+	int rc = t_run(three, out, sizeof out, 120);
+	CHECK(rc == 0 && count_sections(out) == 3 && last_passed(out) > 0 &&
+		      strstr(out, "== compat") && strstr(out, "== encoding=ascii") &&
+		      strstr(out, "== ignorables"),
+	      "fs-basic --only compat,ascii --only ignorables: exit %d, %d sections run: %s", rc,
+	      count_sections(out), out);
+}
+
 int main(int argc, char **argv)
 {
-	t_init(argc, argv, help, extra_opt);
+	t_sections(sections);
+	t_init(argc, argv, help, NULL);
 	struct t_mount a = {0}, b = {0};
-	int need_a = want("lookup") || want("illformed") || want("eexist") || want("ocreat") ||
-		     want("rename") || want("symlink") || want("hardlink") || want("openfd") ||
-		     want("preserve") || want("xattr") || want("bigdir") || want("hidden") ||
-		     want("handles");
+	int need_a = t_want("lookup") || t_want("illformed") || t_want("eexist") ||
+		     t_want("ocreat") || t_want("rename") || t_want("symlink") ||
+		     t_want("hardlink") || t_want("openfd") || t_want("preserve") ||
+		     t_want("xattr") || t_want("bigdir") || t_want("hidden") || t_want("handles");
 	if (need_a) {
 		if (t_mount(&a, t_newdir("src-a"), "casefold") == 0) {
-			CHECK(has_casefold(a.mnt) == 1, "-o casefold: the root reports F");
-			if (want("lookup"))
+			CHECK(t_has_casefold(a.mnt) == 1, "-o casefold: the root reports F");
+			if (t_want("lookup"))
 				sec_lookup(&a);
-			if (want("illformed"))
+			if (t_want("illformed"))
 				sec_illformed(&a);
-			if (want("eexist"))
+			if (t_want("eexist"))
 				sec_eexist(&a);
-			if (want("ocreat"))
+			if (t_want("ocreat"))
 				sec_ocreat(&a);
-			if (want("rename"))
+			if (t_want("rename"))
 				sec_rename(&a);
-			if (want("symlink"))
+			if (t_want("symlink"))
 				sec_symlink(&a);
-			if (want("hardlink"))
+			if (t_want("hardlink"))
 				sec_hardlink(&a);
-			if (want("openfd"))
+			if (t_want("openfd"))
 				sec_openfd(&a);
-			if (want("preserve"))
+			if (t_want("preserve"))
 				sec_preserve(&a);
-			if (want("xattr"))
+			if (t_want("xattr"))
 				sec_xattr(&a);
-			if (want("hidden"))
+			if (t_want("hidden"))
 				sec_hidden(&a);
-			if (want("handles"))
+			if (t_want("handles"))
 				sec_handles(&a);
-			if (want("bigdir"))
+			if (t_want("bigdir"))
 				sec_bigdir(&a);
 			t_umount(&a);
 		}
 	}
-	if (want("chattr") || want("nesting")) {
+	if (t_want("chattr") || t_want("nesting")) {
 		if (t_mount(&b, t_newdir("src-b"), "") == 0) {
-			if (want("nesting"))
+			if (t_want("nesting"))
 				sec_nesting(&b);
-			if (want("chattr"))
+			if (t_want("chattr"))
 				sec_chattr(&b);
 			t_umount(&b);
 		}
 	}
-	if (want("collide"))
+	if (t_want("collide"))
 		sec_collide();
-	if (want("submount"))
+	if (t_want("submount"))
 		sec_submount();
-	if (want("record"))
+	if (t_want("record"))
 		sec_record();
-	if (want("strict"))
+	if (t_want("strict"))
 		sec_strict();
-	if (want("compat"))
+	if (t_want("compat"))
 		sec_compat();
-	if (want("ascii"))
+	if (t_want("ascii"))
 		sec_ascii();
-	if (want("ignorables"))
+	if (t_want("ignorables"))
 		sec_ignorables();
-	if (want("daemon"))
+	if (t_want("daemon"))
 		sec_daemon();
-	if (want("options"))
+	if (t_want("options"))
 		sec_options();
-	if (want("cli"))
+	if (t_want("cli"))
 		sec_cli();
-	if (want("respell"))
+	if (t_want("respell"))
 		sec_respell();
-	if (want("budget"))
+	if (t_want("budget"))
 		sec_budget();
-	if (want("whiteout"))
+	if (t_want("whiteout"))
 		sec_whiteout();
-	if (want("movein"))
+	if (t_want("movein"))
 		sec_movein();
-	if (want("ledger"))
+	if (t_want("ledger"))
 		sec_ledger();
+	if (t_want("only"))
+		sec_only();
 	return t_finish();
 }

@@ -65,7 +65,7 @@ static const char help[] =
 	"    fs-posix - POSIX sanity checks through a foldfs view\n"
 	"\n"
 	"SYNOPSIS\n"
-	"    fs-posix [--foldfs PATH] [--root DIR] [--watchdog SECS] [-q|-v]\n"
+	"    fs-posix [--foldfs PATH] [--root DIR] [--watchdog SECS] [--only NAME] [-q|-v]\n"
 	"\n"
 	"DESCRIPTION\n"
 	"    Mounts a fresh SOURCE (no -o casefold), makes one folding (chattr\n"
@@ -81,11 +81,26 @@ static const char help[] =
 	"    once more against a single-threaded daemon (-s), and a daemon\n"
 	"    stopped by SIGTERM while a flock() waits must fail that flock()\n"
 	"    with ENOLCK and exit cleanly.\n"
-	"    Must run as root.\n"
+	"    Must run as root.  --only NAME runs only section NAME (a\n"
+	"    comma-separated list, or repeat the option; the names are under\n"
+	"    SECTIONS).\n"
 	"\n"
 	"EXIT STATUS\n"
 	"    0 if every check passed, 1 otherwise; the last line is\n"
 	"    \"N passed, N failed\" (\", N skipped\" when something was skipped).\n";
+
+/* for --only: "posix" is the POSIX set in a folding and a plain directory,
+ * each other name a sec_NAME() below */
+static const char *const sections[] = {
+	"posix", "single", "data_path", "nofile", "nofile_negative", "nofile_full",
+	"nofile_indexes", "nofile_create", "source_locks", "late_release", "stop_with_waiter",
+	"relative_stop", "ro_rw", "allow_other", "create_existing", "setid_write", "sticky_swap",
+	"sticky_user_daemon", "plain_create_user_daemon", "create_plain_fifo", "listxattr_race",
+	"mkdir_swap", "acl", "acl_nodefperm", "chattr_race", "user_mount", NULL};
+
+#ifndef FSTEST_SRCDIR
+#define FSTEST_SRCDIR "tests/fs" /* (built by hand: run from the tree's root) */
+#endif
 
 #define TUID 4321
 #define TGID 4321
@@ -1108,13 +1123,8 @@ static void sec_setid_write(void)
 	if (!native || chmod(native, 0777) || t_mount(&m, src, "allow_other,timeout=30"))
 		return;
 	const char *fold = t_path(m.mnt, "fold");
-	int fd, fl = 0;
 	CHECK_OK(mkdir(fold, 0777), "mkdir fold");
-	fd = open(fold, O_RDONLY | O_DIRECTORY);
-	ioctl(fd, FS_IOC_GETFLAGS, &fl);
-	fl |= FS_CASEFOLD_FL;
-	CHECK_OK(ioctl(fd, FS_IOC_SETFLAGS, &fl), "chattr +F fold");
-	close(fd);
+	CHECK_OK(t_set_casefold(fold, 1), "chattr +F fold");
 	CHECK_OK(mkdir(t_path(m.mnt, "plain"), 0777), "mkdir plain");
 	CHECK_OK(chmod(fold, 0777) | chmod(t_path(m.mnt, "plain"), 0777),
 		 "chmod 0777 fold plain");
@@ -2186,7 +2196,8 @@ static void sec_sqlite(void)
 		return;
 	const char *viewdir = t_path(m.mnt, "db"), *srcdir = t_path(m.src, "DB");
 	CHECK_OK(mkdir(t_path(m.mnt, "DB"), 0755), "mkdir DB through the view");
-	const char *del[] = {"python3", "tests/fs/sqlite-count.py", "delete", "150",
+	const char *script = FSTEST_SRCDIR "/sqlite-count.py";
+	const char *del[] = {"python3", script, "delete", "150",
 			     viewdir, srcdir, viewdir, srcdir, NULL};
 	int rc = t_run(del, out, sizeof out, 300);
 	out[strcspn(out, "\n")] = '\0'; /* the summary line */
@@ -2198,7 +2209,7 @@ static void sec_sqlite(void)
 		      rc, out);
 		const char *wal = t_path(m.mnt, "Wal"), *walv = t_path(m.mnt, "WAL");
 		CHECK_OK(mkdir(wal, 0755), "mkdir Wal through the view");
-		const char *w[] = {"python3", "tests/fs/sqlite-count.py", "wal", "150",
+		const char *w[] = {"python3", script, "wal", "150",
 				   wal, walv, wal, walv, NULL};
 		rc = t_run(w, out, sizeof out, 300);
 		out[strcspn(out, "\n")] = '\0';
@@ -2417,29 +2428,6 @@ static int run_wait(const char *const argv[])
 /* A mount by an unprivileged user, as an fstab line with "user" makes
  * one: the daemon runs as that user and mounts through fusermount3. */
 
-/* chattr +F through the view, and whether lsattr shows F (-1: error). */
-static int cf_set(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fl = 0, r = -1;
-	if (fd >= 0 && ioctl(fd, FS_IOC_GETFLAGS, &fl) == 0)
-		r = ioctl(fd, FS_IOC_SETFLAGS, &(int){fl | 0x40000000});
-	int e = errno;
-	if (fd >= 0)
-		close(fd);
-	errno = e;
-	return r;
-}
-
-static int cf_get(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fl = 0, r = -1;
-	if (fd >= 0 && ioctl(fd, FS_IOC_GETFLAGS, &fl) == 0)
-		r = (fl & 0x40000000) != 0;
-	if (fd >= 0)
-		close(fd);
-	return r;
-}
-
 /* mkdir in a folding directory marks the new directory (chattr +F is
  * inherited) after mkdirat, by what the name denotes then.  Someone who
  * may write SOURCE's parent can rename another directory over the new one
@@ -2458,7 +2446,7 @@ static void sec_mkdir_swap(void)
 	const char *snew = t_path(src, "p/new"), *vnew = t_path(m.mnt, "p/new");
 	char x[8];
 	CHECK_OK(mkdir(t_path(m.mnt, "p"), 0777), "mkdir p");
-	CHECK_OK(cf_set(t_path(m.mnt, "p")), "chattr +F p");
+	CHECK_OK(t_set_casefold(t_path(m.mnt, "p"), 1), "chattr +F p");
 	CHECK_OK(chmod(sp, 0777), "chmod 0777 p (not sticky)");
 	CHECK_OK(mkdir(victim, 0755), "SOURCE: mkdir p/victim");
 	CHECK_OK(t_write_file(t_path(victim, "Readme"), "r"), "SOURCE: p/victim/Readme");
@@ -2505,7 +2493,7 @@ static void sec_mkdir_swap(void)
 	      "%ld mkdirs, %ld raced by the rename: the non-empty directory of uid %d marked "
 	      "folding %ld times", tries, swaps, TUID + 1, marked);
 	CHECK_OK(mkdir(t_path(m.mnt, "p/calm"), 0755), "mkdir p/calm, nobody renaming");
-	CHECK(cf_get(t_path(m.mnt, "p/calm")) == 1, "p/calm inherited F");
+	CHECK(t_has_casefold(t_path(m.mnt, "p/calm")) == 1, "p/calm inherited F");
 	t_umount(&m);
 }
 
@@ -2593,16 +2581,16 @@ static void sec_user_mount(void)
 		if (r != 0)
 			_exit(1);
 		CHECK_OK(mkdir(t_path(mnt, "F"), 0755), "uid %d: mkdir F", (int)uid);
-		CHECK_OK(cf_set(t_path(mnt, "F")), "uid %d: chattr +F F", (int)uid);
+		CHECK_OK(t_set_casefold(t_path(mnt, "F"), 1), "uid %d: chattr +F F", (int)uid);
 		CHECK_OK(mkdir(t_path(mnt, "F/ro"), 0555), "uid %d: mkdir -m 555 F/ro", (int)uid);
-		CHECK(cf_get(t_path(mnt, "F/ro")) == 1 && stat(t_path(src, "F/ro"), &c) == 0 &&
-			      (c.st_mode & 07777) == 0555,
+		CHECK(t_has_casefold(t_path(mnt, "F/ro")) == 1 &&
+			      stat(t_path(src, "F/ro"), &c) == 0 && (c.st_mode & 07777) == 0555,
 		      "uid %d: F/ro inherits the casefold flag, mode 0555 kept", (int)uid);
 		CHECK_OK(mkdir(t_path(mnt, "ro2"), 0555), "uid %d: mkdir -m 555 ro2", (int)uid);
-		CHECK_OK(cf_set(t_path(mnt, "ro2")), "uid %d: chattr +F on the own empty 0555 ro2",
-			 (int)uid);
-		CHECK(cf_get(t_path(mnt, "ro2")) == 1 && stat(t_path(src, "ro2"), &c) == 0 &&
-			      (c.st_mode & 07777) == 0555,
+		CHECK_OK(t_set_casefold(t_path(mnt, "ro2"), 1),
+			 "uid %d: chattr +F on the own empty 0555 ro2", (int)uid);
+		CHECK(t_has_casefold(t_path(mnt, "ro2")) == 1 &&
+			      stat(t_path(src, "ro2"), &c) == 0 && (c.st_mode & 07777) == 0555,
 		      "uid %d: ro2 folds, mode 0555 kept", (int)uid);
 		r = run_wait(umount_argv);
 		CHECK(r == 0, "uid %d: unmounted again (exit %d)", (int)uid, r);
@@ -3489,21 +3477,17 @@ static void sec_relative_stop(void)
 
 int main(int argc, char **argv)
 {
+	t_sections(sections);
 	t_init(argc, argv, help, NULL);
 	if (geteuid() != 0) {
 		CHECK(0, "fs-posix must run as root");
 		return t_finish();
 	}
 	struct t_mount m = {0};
-	if (t_mount(&m, t_newdir("src-posix"), "") == 0) {
+	if (t_want("posix") && t_mount(&m, t_newdir("src-posix"), "") == 0) {
 		const char *fold = t_path(m.mnt, "fold");
 		CHECK_OK(mkdir(fold, 0755), "mkdir fold");
-		int fd = open(fold, O_RDONLY | O_DIRECTORY);
-		int fl = 0;
-		ioctl(fd, FS_IOC_GETFLAGS, &fl);
-		fl |= FS_CASEFOLD_FL;
-		CHECK_OK(ioctl(fd, FS_IOC_SETFLAGS, &fl), "chattr +F fold");
-		close(fd);
+		CHECK_OK(t_set_casefold(fold, 1), "chattr +F fold");
 		CHECK_OK(mkdir(t_path(m.mnt, "plain"), 0755), "mkdir plain");
 		char sf[4200], sp[4200];
 		snprintf(sf, sizeof sf, "%s/fold", m.src);
@@ -3528,31 +3512,57 @@ int main(int argc, char **argv)
 		      "both stored spellings kept (an exchange renames nothing, as on ext4)");
 		t_umount(&m);
 	}
-	sec_single();
-	sec_data_path();
-	sec_nofile(0);
-	sec_nofile(1);
-	sec_nofile_negative();
-	sec_nofile_full();
-	sec_nofile_indexes();
-	sec_nofile_create();
-	sec_source_locks();
-	sec_late_release();
-	sec_stop_with_waiter();
-	sec_relative_stop();
-	sec_ro_rw();
-	sec_allow_other();
-	sec_create_existing();
-	sec_setid_write();
-	sec_sticky_swap();
-	sec_sticky_user_daemon();
-	sec_plain_create_user_daemon();
-	sec_create_plain_fifo();
-	sec_listxattr_race();
-	sec_mkdir_swap();
-	sec_acl();
-	sec_acl_nodefperm();
-	sec_chattr_race();
-	sec_user_mount();
+	if (t_want("single"))
+		sec_single();
+	if (t_want("data_path"))
+		sec_data_path();
+	if (t_want("nofile")) {
+		sec_nofile(0);
+		sec_nofile(1);
+	}
+	if (t_want("nofile_negative"))
+		sec_nofile_negative();
+	if (t_want("nofile_full"))
+		sec_nofile_full();
+	if (t_want("nofile_indexes"))
+		sec_nofile_indexes();
+	if (t_want("nofile_create"))
+		sec_nofile_create();
+	if (t_want("source_locks"))
+		sec_source_locks();
+	if (t_want("late_release"))
+		sec_late_release();
+	if (t_want("stop_with_waiter"))
+		sec_stop_with_waiter();
+	if (t_want("relative_stop"))
+		sec_relative_stop();
+	if (t_want("ro_rw"))
+		sec_ro_rw();
+	if (t_want("allow_other"))
+		sec_allow_other();
+	if (t_want("create_existing"))
+		sec_create_existing();
+	if (t_want("setid_write"))
+		sec_setid_write();
+	if (t_want("sticky_swap"))
+		sec_sticky_swap();
+	if (t_want("sticky_user_daemon"))
+		sec_sticky_user_daemon();
+	if (t_want("plain_create_user_daemon"))
+		sec_plain_create_user_daemon();
+	if (t_want("create_plain_fifo"))
+		sec_create_plain_fifo();
+	if (t_want("listxattr_race"))
+		sec_listxattr_race();
+	if (t_want("mkdir_swap"))
+		sec_mkdir_swap();
+	if (t_want("acl"))
+		sec_acl();
+	if (t_want("acl_nodefperm"))
+		sec_acl_nodefperm();
+	if (t_want("chattr_race"))
+		sec_chattr_race();
+	if (t_want("user_mount"))
+		sec_user_mount();
 	return t_finish();
 }

@@ -38,7 +38,7 @@ static const char help[] =
 	"\n"
 	"SYNOPSIS\n"
 	"    fs-source [--foldfs PATH] [--root DIR] [--bound SECS] [--margin SECS]\n"
-	"              [--watch LIST] [--watchdog SECS]\n"
+	"              [--watch LIST] [--watchdog SECS] [--only NAME] [-q|-v]\n"
 	"\n"
 	"DESCRIPTION\n"
 	"    For each watch mode in LIST (default inotify,poll,inotify:none) mounts\n"
@@ -66,6 +66,8 @@ static const char help[] =
 	"    while names change in the view and in SOURCE lose no name; the\n"
 	"    invalidations SOURCE's changes queue are never sent to a node id\n"
 	"    reused since (under pruning), which the kernel refuses for a file.\n"
+	"    --only NAME runs only section NAME (a comma-separated list, or repeat\n"
+	"    the option; the names are under SECTIONS); -q prints only failures.\n"
 	"\n"
 	"EXIT STATUS\n"
 	"    0 if every check passed, 1 otherwise; last line \"N passed, N failed\".\n";
@@ -89,6 +91,12 @@ static int extra_opt(const char *o, const char *v)
 		return -1;
 	return 1;
 }
+
+/* for --only: each run_NAME() below */
+static const char *const sections[] = {
+	"watch", "attr", "create_over_negative", "removed_indexed", "watch_cap",
+	"evict_changes", "inval_reused", "poll_race", "settle_race", "cleanup_after_expiry", "remote_source",
+	"poll_coarse", "index_fd_cap", "busy_source", "rename_spellings", "overflow", NULL};
 
 enum want_kind { EXISTS, ABSENT, CONTENT, LISTED, UNLISTED, SAME_INO };
 
@@ -1428,25 +1436,44 @@ static void run_inval_reused(void)
 
 int main(int argc, char **argv)
 {
+	t_sections(sections);
 	t_init(argc, argv, help, extra_opt);
-	char list[256];
-	snprintf(list, sizeof list, "%s", watches);
-	for (char *save, *w = strtok_r(list, ",", &save); w; w = strtok_r(NULL, ",", &save))
-		run_watch(w);
-	run_attr();
-	run_create_over_negative();
-	run_removed_indexed();
-	run_watch_cap();
-	run_evict_changes();
-	run_inval_reused();
-	run_poll_race();
-	run_settle_race();
-	run_cleanup_after_expiry();
-	run_remote_source();
-	run_poll_coarse();
-	run_index_fd_cap();
-	run_busy_source();
-	run_rename_spellings();
-	run_overflow();
+	if (t_want("watch")) {
+		char list[256];
+		snprintf(list, sizeof list, "%s", watches);
+		for (char *save, *w = strtok_r(list, ",", &save); w;
+		     w = strtok_r(NULL, ",", &save))
+			run_watch(w);
+	}
+	if (t_want("attr"))
+		run_attr();
+	if (t_want("create_over_negative"))
+		run_create_over_negative();
+	if (t_want("removed_indexed"))
+		run_removed_indexed();
+	if (t_want("watch_cap"))
+		run_watch_cap();
+	if (t_want("evict_changes"))
+		run_evict_changes();
+	if (t_want("inval_reused"))
+		run_inval_reused();
+	if (t_want("poll_race"))
+		run_poll_race();
+	if (t_want("settle_race"))
+		run_settle_race();
+	if (t_want("cleanup_after_expiry"))
+		run_cleanup_after_expiry();
+	if (t_want("remote_source"))
+		run_remote_source();
+	if (t_want("poll_coarse"))
+		run_poll_coarse();
+	if (t_want("index_fd_cap"))
+		run_index_fd_cap();
+	if (t_want("busy_source"))
+		run_busy_source();
+	if (t_want("rename_spellings"))
+		run_rename_spellings();
+	if (t_want("overflow"))
+		run_overflow();
 	return t_finish();
 }

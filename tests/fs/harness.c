@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fs.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -24,6 +25,10 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#ifndef FS_CASEFOLD_FL
+#define FS_CASEFOLD_FL 0x40000000
+#endif
 
 int t_verbose = 1;
 struct t_opts t_opt;
@@ -420,6 +425,73 @@ static void on_signal(int sig)
 
 /* ---- setup ------------------------------------------------------------ */
 
+/* Sections named by t_sections(), and which of them --only picked. */
+#define MAX_SECTIONS 64
+static const char *const *sec_names;
+static int nsec;
+static unsigned char sec_picked[MAX_SECTIONS];
+static int sec_only; /* --only was given */
+
+void t_sections(const char *const names[])
+{
+	sec_names = names;
+	for (nsec = 0; names[nsec] && nsec < MAX_SECTIONS; nsec++)
+		;
+}
+
+static int sec_index(const char *name, size_t len)
+{
+	for (int i = 0; i < nsec; i++)
+		if (strlen(sec_names[i]) == len && !memcmp(sec_names[i], name, len))
+			return i;
+	return -1;
+}
+
+/* --only LIST: pick each name of the comma-separated list.  A name not in
+ * the list would otherwise run nothing and pass, so it ends the run. */
+static void pick_sections(const char *prog, const char *list)
+{
+	sec_only = 1;
+	for (const char *p = list;; p++) {
+		size_t n = strcspn(p, ",");
+		int i = sec_index(p, n);
+		if (i < 0) {
+			fprintf(stderr, "%s: --only: unknown section '%.*s' (see --help)\n", prog,
+				(int)n, p);
+			exit(2);
+		}
+		sec_picked[i] = 1;
+		p += n;
+		if (!*p)
+			break;
+	}
+}
+
+static void print_sections(void)
+{
+	int col = 3;
+	fputs("\nSECTIONS (--only NAME[,NAME...])\n   ", stdout);
+	for (int i = 0; i < nsec; i++) {
+		int w = (int)strlen(sec_names[i]) + 1;
+		if (col + w > 76) {
+			fputs("\n   ", stdout);
+			col = 3;
+		}
+		printf(" %s", sec_names[i]);
+		col += w;
+	}
+	putchar('\n');
+}
+
+int t_want(const char *name)
+{
+	int i = sec_index(name, strlen(name));
+	if (i < 0)
+		return !t_check(0, __FILE__, __LINE__, "section '%s' is not in t_sections()",
+				name);
+	return !sec_only || sec_picked[i];
+}
+
 void t_init(int argc, char **argv, const char *help,
 	    int (*extra)(const char *opt, const char *arg))
 {
@@ -437,6 +509,8 @@ void t_init(int argc, char **argv, const char *help,
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			fputs(help, stdout);
+			if (nsec)
+				print_sections();
 			exit(0);
 		} else if (!strcmp(a, "-v")) {
 			t_verbose = 1;
@@ -450,6 +524,14 @@ void t_init(int argc, char **argv, const char *help,
 			i++;
 		} else if (!strcmp(a, "--watchdog") && v) {
 			t_opt.watchdog = atoi(v);
+			i++;
+		} else if (!strcmp(a, "--only") && nsec) {
+			if (!v) {
+				fprintf(stderr, "%s: --only needs a section name (see --help)\n",
+					argv[0]);
+				exit(2);
+			}
+			pick_sections(argv[0], v);
 			i++;
 		} else {
 			int r = extra ? extra(a, v) : -1;
@@ -588,6 +670,24 @@ static int setup_mount(struct t_mount *m, const char *src, const char *opts)
 	return 0;
 }
 
+/* "foldfs SRC MNT [-f] [-s] [-o OPTS]" for m into argv[0..7). */
+static void daemon_argv(const struct t_mount *m, int foreground, const char *argv[8])
+{
+	int n = 0;
+	argv[n++] = t_opt.foldfs;
+	argv[n++] = m->src;
+	argv[n++] = m->mnt;
+	if (foreground)
+		argv[n++] = "-f";
+	if (m->single)
+		argv[n++] = "-s";
+	if (m->opts[0]) {
+		argv[n++] = "-o";
+		argv[n++] = m->opts;
+	}
+	argv[n] = NULL;
+}
+
 int t_mount(struct t_mount *m, const char *src, const char *opts)
 {
 	if (setup_mount(m, src, opts))
@@ -618,24 +718,13 @@ int t_mount(struct t_mount *m, const char *src, const char *opts)
 				dprintf(2, "setrlimit: %s\n", strerror(errno));
 		}
 		const char *argv[8];
-		int n = 0;
-		argv[n++] = t_opt.foldfs;
-		argv[n++] = m->src;
-		argv[n++] = m->mnt;
+		daemon_argv(m, 1, argv);
 		size_t rl = strlen(t_opt.root);
 		if (m->relative && !strncmp(m->src, t_opt.root, rl) && m->src[rl] == '/' &&
 		    !strncmp(m->mnt, t_opt.root, rl) && m->mnt[rl] == '/' && chdir(t_opt.root) == 0) {
 			argv[1] = m->src + rl + 1;
 			argv[2] = m->mnt + rl + 1;
 		}
-		argv[n++] = "-f";
-		if (m->single)
-			argv[n++] = "-s";
-		if (m->opts[0]) {
-			argv[n++] = "-o";
-			argv[n++] = m->opts;
-		}
-		argv[n] = NULL;
 		execv(argv[0], (char *const *)argv);
 		dprintf(2, "exec %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
@@ -677,17 +766,7 @@ int t_mount_daemon(struct t_mount *m, const char *src, const char *opts)
 	if (setup_mount(m, src, opts))
 		return -1;
 	const char *argv[8];
-	int n = 0;
-	argv[n++] = t_opt.foldfs;
-	argv[n++] = m->src;
-	argv[n++] = m->mnt;
-	if (m->single)
-		argv[n++] = "-s";
-	if (m->opts[0]) {
-		argv[n++] = "-o";
-		argv[n++] = m->opts;
-	}
-	argv[n] = NULL;
+	daemon_argv(m, 0, argv);
 	char out[4096];
 	track(m);
 	int rc = t_run(argv, out, sizeof out, 20);
@@ -764,15 +843,7 @@ int t_mount_refused(const char *src, const char *opts, char *out, size_t cap)
 	if (setup_mount(&tmp, src, opts))
 		return -1;
 	const char *argv[8];
-	int n = 0;
-	argv[n++] = t_opt.foldfs;
-	argv[n++] = tmp.src;
-	argv[n++] = tmp.mnt;
-	if (opts && opts[0]) {
-		argv[n++] = "-o";
-		argv[n++] = opts;
-	}
-	argv[n] = NULL;
+	daemon_argv(&tmp, 0, argv);
 	track(&tmp);
 	int rc = t_run(argv, out, cap, 20);
 	if (t_is_mounted(tmp.mnt)) {
@@ -956,20 +1027,66 @@ ino_t t_ino(const char *path)
 	return st.st_ino;
 }
 
+/* One ioctl on path opened read-only with oflags; its errno is kept. */
+static int ioctl_path(const char *path, int oflags, unsigned long req, void *arg)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | oflags);
+	if (fd < 0)
+		return -1;
+	int r = ioctl(fd, req, arg);
+	int e = errno;
+	close(fd);
+	errno = e;
+	return r;
+}
+
+int t_get_flags(const char *path, int *fl)
+{
+	return ioctl_path(path, O_NONBLOCK, FS_IOC_GETFLAGS, fl);
+}
+
+int t_set_flags(const char *path, int fl)
+{
+	return ioctl_path(path, O_NONBLOCK, FS_IOC_SETFLAGS, &fl);
+}
+
+int t_set_casefold_with(const char *path, int on, int also)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	int fl = 0;
+	int r = ioctl(fd, FS_IOC_GETFLAGS, &fl);
+	if (r == 0) {
+		fl = on ? (fl | FS_CASEFOLD_FL) : (fl & ~FS_CASEFOLD_FL);
+		r = ioctl(fd, FS_IOC_SETFLAGS, &(int){fl | also});
+	}
+	int e = errno;
+	close(fd);
+	errno = e;
+	return r;
+}
+
+int t_set_casefold(const char *path, int on)
+{
+	return t_set_casefold_with(path, on, 0);
+}
+
+int t_has_casefold(const char *path)
+{
+	int fl = 0;
+	if (t_get_flags(path, &fl) == -1)
+		return -1;
+	return (fl & FS_CASEFOLD_FL) != 0;
+}
+
 int t_respell(const char *dir, const char *from, const char *to)
 {
 	struct foldfs_respell r;
 	memset(&r, 0, sizeof r);
 	snprintf(r.from, sizeof r.from, "%s", from);
 	snprintf(r.to, sizeof r.to, "%s", to);
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	int rc = ioctl(fd, FOLDFS_IOC_RESPELL, &r);
-	int e = errno;
-	close(fd);
-	errno = e;
-	return rc;
+	return ioctl_path(dir, O_DIRECTORY, FOLDFS_IOC_RESPELL, &r);
 }
 
 int t_ext2_image(const char *d, char *mnt, size_t cap, char *out, size_t outcap)

@@ -62,11 +62,18 @@ struct t_opts {
 extern struct t_opts t_opt;
 
 /* Parse the common options (--foldfs PATH, --root DIR, --watchdog SECS,
- * -v, -q, --help).  Unknown options are handed to extra(opt, arg) which
- * returns 1 if it consumed arg, 0 if not, -1 for "unknown".  help is the
- * man-page-style text printed by --help. */
+ * -v, -q, --help, and --only after t_sections()).  Unknown options are
+ * handed to extra(opt, arg) which returns 1 if it consumed arg, 0 if not,
+ * -1 for "unknown".  help is the man-page-style text printed by --help. */
 void t_init(int argc, char **argv, const char *help,
 	    int (*extra)(const char *opt, const char *arg));
+/* Name the program's sections (a NULL-terminated list, before t_init):
+ * t_init then takes --only NAME[,NAME...] (repeatable) and refuses a
+ * name not in the list, and --help ends with the list. */
+void t_sections(const char *const names[]);
+/* Is section name to run: no --only, or --only named it?  A name missing
+ * from t_sections() counts a failed check (and runs). */
+int t_want(const char *name);
 /* Forked helper processes to SIGKILL first if the run is aborted, so that
  * nothing prints after the final count line. */
 void t_track_child(pid_t pid);
@@ -142,6 +149,15 @@ ssize_t t_read_file(const char *path, char *buf, size_t cap); /* NUL-terms */
 int t_file_is(const char *path, const char *want);
 /* Does directory dir list an entry whose bytes are exactly name? */
 int t_dir_has(const char *dir, const char *name);
+/* lsattr/chattr on path (FS_IOC_GETFLAGS/SETFLAGS): 0, or -1 with errno. */
+int t_get_flags(const char *path, int *fl);
+int t_set_flags(const char *path, int fl);
+/* chattr +F (on) or -F, read-modify-write as chattr does, with the flags
+ * in also set in the same call: 0, or -1 with errno. */
+int t_set_casefold_with(const char *path, int on, int also);
+int t_set_casefold(const char *path, int on);
+/* Does path show F: 1 or 0, -1 if it could not be read. */
+int t_has_casefold(const char *path);
 /* FOLDFS_IOC_RESPELL on directory dir; -1 with errno on failure. */
 int t_respell(const char *dir, const char *from, const char *to);
 /* Number of entries other than "." and "..", -1 on error. */

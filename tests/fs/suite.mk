@@ -11,6 +11,8 @@
 #   check-fs-asan       the four suites again, against an ASan+UBSan daemon
 #   check-fs-tsan       and against a ThreadSanitizer daemon
 
+# The programs find their helper scripts (sqlite-count.py) in FSTEST_SRCDIR,
+# from whatever working directory they run in.
 FSTEST_PROGS := fs-basic fs-coherence fs-source fs-posix
 FSTEST_BIN   := $(BUILD)/tests/fs
 FSTEST_OBJ   := $(BUILD)/obj/tests/fs
@@ -22,7 +24,7 @@ TSAN_BUILD   ?= build-tsan
 
 $(addprefix $(FSTEST_OBJ)/,$(addsuffix .o,$(FSTEST_PROGS) harness)): \
   $(FSTEST_OBJ)/%.o: tests/fs/%.c tests/fs/harness.h fs/foldfs_ioctl.h | $(FSTEST_OBJ)/
-	$(CC) $(CFLAGS_BASE) -c -o $@ $<
+	$(CC) $(CFLAGS_BASE) -DFSTEST_SRCDIR='"$(abspath tests/fs)"' -c -o $@ $<
 
 $(FSTEST_EXES): $(FSTEST_BIN)/%: $(FSTEST_OBJ)/%.o $(FSTEST_OBJ)/harness.o | $(FSTEST_BIN)/
 	$(CC) -o $@ $^ $(LDFLAGS_BASE)
@@ -33,7 +35,9 @@ fstest-progs: $(FSTEST_EXES)
 
 CHECK_SUITES += fs-basic fs-coherence fs-source fs-posix fs-asan fs-tsan
 
-check-fs-basic: $(FSTEST_BIN)/fs-basic $(FSTEST_DAEMON) $(FOLDFS_CHECK)
+# (fs-basic also runs fs-source and fs-posix, to check their --only)
+check-fs-basic: $(addprefix $(FSTEST_BIN)/,fs-basic fs-source fs-posix) $(FSTEST_DAEMON) \
+  $(FOLDFS_CHECK)
 	@$(FSTEST_RUN) 280 $(FSTEST_BIN)/fs-basic --foldfs $(FSTEST_DAEMON)
 
 check-fs-coherence: $(FSTEST_BIN)/fs-coherence $(FSTEST_DAEMON)

@@ -189,3 +189,11 @@ const char *ctxdef_desc(const struct ctxdef *d)
 		 d->form >= 0 && d->form < 6 ? forms[d->form] : "?", d->flags);
 	return b;
 }
+
+uint64_t ck_xorshift(uint64_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return *state;
+}

@@ -58,6 +58,10 @@ size_t u8_encode(const uint32_t *cp, size_t n, char *out);
 /* Decode well-formed UTF-8 (trusted input); returns the count. */
 size_t u8_decode(const char *s, size_t n, uint32_t *out, size_t cap);
 
+/* xorshift64 (13, 7, 17): advances *state and returns it.  The same
+ * sequence on every platform, so a failing run repeats. */
+uint64_t ck_xorshift(uint64_t *state);
+
 #ifdef __cplusplus
 }
 #endif

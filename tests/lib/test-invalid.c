@@ -634,10 +634,7 @@ static uint64_t rng = 0x2545F4914F6CDD1Dull;
 
 static uint32_t rnd(uint32_t n)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)((rng >> 11) % n);
+	return (uint32_t)((ck_xorshift(&rng) >> 11) % n);
 }
 
 /* Pieces in classes of spellings that are equivalent under some form

@@ -159,10 +159,7 @@ static uint64_t rng = 0x2545F4914F6CDD1Dull;
 
 static unsigned below(unsigned n)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (unsigned)((rng >> 11) % n);
+	return (unsigned)((ck_xorshift(&rng) >> 11) % n);
 }
 
 #define NAMEMAX 600
