@@ -313,6 +313,7 @@ int idx_winner(struct dirindex *x, const char *name, char *out)
 /* ---- building ------------------------------------------------------ */
 
 static void lru_evict(struct node *keep);
+static void oversized_note(struct node *d, size_t bytes);
 /* Indexes built and not dropped.  Each holds its node, and so an open
  * descriptor, also once the kernel has forgotten the directory: besides
  * the memory budget, at most half the descriptor limit may go to them
@@ -527,6 +528,7 @@ int idx_ensure(struct node *d)
 	 * first miss is fenced (resolve.c). */
 	atomic_fetch_add(&ds->gone, 1);
 	idx_account((long)idx_bytes(x));
+	oversized_note(d, idx_bytes(x));
 	dlog("index of node %p: %zu entries, %zu bytes (%.1f per entry), "
 	     "all indexes %zu bytes", (void *)d, idx_entries(x), idx_bytes(x),
 	     x->live ? (double)idx_bytes(x) / x->live : 0.0,
@@ -552,6 +554,7 @@ int idx_drop_locked(struct node *d)
 	idx_free(ds->idx);
 	ds->idx = NULL;
 	atomic_fetch_sub(&n_indexes, 1);
+	oversized_note(d, 0);
 	return 1;
 }
 
@@ -660,19 +663,69 @@ void idx_drop_if_gone(struct node *d)
 		dir_index_drop(d);
 }
 
-static int over_budget(void)
+/*
+ * The last index found larger than the whole budget alone (built or
+ * grown so) is kept besides it, not in it: counted in, it would push
+ * every other index out when built, and be pushed out itself by the next
+ * small one, each side rebuilt in turn while a huge directory and small
+ * ones are used alternately.  So indexes take up to the budget plus that
+ * one.
+ * (A leaf lock: taken under ilock and lru_lock, takes none.)
+ */
+static pthread_mutex_t big_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct node *big_node;
+static size_t big_bytes;
+
+/* d's index is now `bytes` large (0: dropped), ilock held: built, grown
+ * or shrunk by a change, or dropped. */
+static void oversized_note(struct node *d, size_t bytes)
+{
+	pthread_mutex_lock(&big_lock);
+	if (bytes > F.index_mem) {
+		big_node = d;
+		big_bytes = bytes;
+	} else if (big_node == d) {
+		big_node = NULL;
+		big_bytes = 0;
+	}
+	pthread_mutex_unlock(&big_lock);
+}
+
+static int is_oversized(const struct node *d)
+{
+	int r;
+
+	pthread_mutex_lock(&big_lock);
+	r = d == big_node;
+	pthread_mutex_unlock(&big_lock);
+	return r;
+}
+
+/* The most indexes (descriptors) there may be: half the limit. */
+static long index_cap(void)
 {
 	struct rlimit rl;
-	long cap = LONG_MAX;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-		cap = rl.rlim_cur / 2 > 64 ? (long)(rl.rlim_cur / 2) : 64;
-	return idx_total_bytes() > F.index_mem || atomic_load(&n_indexes) > cap;
+		return rl.rlim_cur / 2 > 64 ? (long)(rl.rlim_cur / 2) : 64;
+	return LONG_MAX;
+}
+
+static int over_budget(void)
+{
+	size_t total = idx_total_bytes(), big;
+
+	pthread_mutex_lock(&big_lock);
+	big = big_bytes;
+	pthread_mutex_unlock(&big_lock);
+	total = total > big ? total - big : 0;
+	return total > F.index_mem || atomic_load(&n_indexes) > index_cap();
 }
 
 /* Drop least recently used indexes until the total fits the budget.
  * `keep` (whose ilock the caller holds) is never dropped: one directory
- * larger than the whole budget still gets its index. */
+ * larger than the whole budget still gets its index; nor is the one
+ * kept besides the budget (above), which only another such replaces. */
 static void lru_evict(struct node *keep)
 {
 	struct node *v, *prev, *victims[64];
@@ -684,7 +737,7 @@ static void lru_evict(struct node *keep)
 	for (v = lru_tail; v && over_budget() && nv < 64; v = prev) {
 		struct dirstate *ds = v->dir;
 		prev = ds->lru_prev;
-		if (v == keep)
+		if (v == keep || is_oversized(v))
 			continue;
 		if (pthread_mutex_trylock(&ds->ilock) != 0)
 			continue;
@@ -704,34 +757,46 @@ static void lru_evict(struct node *keep)
 		node_put(victims[i]);
 }
 
+/* An index of more names than this costs more to build again than the
+ * kernel's lookups of a few dozen unused files. */
+#define CHEAP_ENTRIES 1024
+
 /*
  * For prune.c, under pressure: drop up to max indexes of directories the
  * kernel no longer holds, least recently used first.  Each holds its
  * node, and so a descriptor, which counts toward the mark where pruning
  * starts: up to half the limit of them (over_budget) would keep the table
- * above it for good.  Returns how many were dropped.  (Holds are put
- * outside lru_lock: a put may free the node, which takes it.)
+ * above it for good.  A costly one (CHEAP_ENTRIES) frees no more than a
+ * cheap one, so it is spared while all indexes together hold at most an
+ * eighth of the limit: a huge directory is not scanned again after every
+ * round.  Returns how many were dropped.  (Holds are put outside
+ * lru_lock: a put may free the node, which takes it.  ilock, then the
+ * node table's lock, as in idx_ensure.)
  */
 size_t idx_evict_forgotten(size_t max)
 {
 	struct node *v, *prev, *held[64];
 	int dropped[64];
 	size_t nh = 0, nd = 0;
+	long few = index_cap() / 4;
 
 	pthread_mutex_lock(&lru_lock);
 	for (v = lru_tail; v && nd < max && nh < 64; v = prev) {
 		struct dirstate *ds = v->dir;
 		prev = ds->lru_prev;
-		if (!node_hold_if_forgotten(v))
+		if (pthread_mutex_trylock(&ds->ilock) != 0)
 			continue;
-		dropped[nh] = 0;
-		if (pthread_mutex_trylock(&ds->ilock) == 0) {
-			dropped[nh] = idx_drop_locked(v);
-			watch_unwatch(v);
-			lru_unlink_locked(v);
+		if ((ds->idx && idx_entries(ds->idx) > CHEAP_ENTRIES &&
+		     atomic_load(&n_indexes) <= few) ||
+		    !node_hold_if_forgotten(v)) {
 			pthread_mutex_unlock(&ds->ilock);
-			nd += (size_t)dropped[nh];
+			continue;
 		}
+		dropped[nh] = idx_drop_locked(v);
+		watch_unwatch(v);
+		lru_unlink_locked(v);
+		pthread_mutex_unlock(&ds->ilock);
+		nd += (size_t)dropped[nh];
 		held[nh++] = v;
 	}
 	pthread_mutex_unlock(&lru_lock);
@@ -765,6 +830,7 @@ void dir_index_change(struct node *d, const char *del1, const char *del2,
 		if (add1 && !name_hidden(d, add1))
 			add(x, add1, strlen(add1));
 		idx_account((long)idx_bytes(x) - (long)before);
+		oversized_note(d, idx_bytes(x));
 		if (ds->poll)
 			watch_stamps_after(d, pre);
 	}
@@ -790,6 +856,7 @@ void dir_index_recheck(struct node *d, const char *name)
 		else if (!exists && has)
 			idx_del(x, name);
 		idx_account((long)idx_bytes(x) - (long)before);
+		oversized_note(d, idx_bytes(x));
 	}
 	pthread_mutex_unlock(&ds->ilock);
 }

@@ -94,12 +94,21 @@ static void reply_entry(fuse_req_t req, const struct fuse_entry_param *e)
 		node_forget(node_of(e->ino), 1);
 }
 
+static void spare_drop(int *spare);
+
+/* The entry of the object just made as `name` in d.  Its open may meet
+ * the descriptor limit: then the slot *spare (from spare_fd) kept is
+ * given up for it. */
 static int entry_of_name(struct node *d, const char *name,
-			 struct fuse_entry_param *e)
+			 struct fuse_entry_param *e, int *spare)
 {
 	struct stat st;
-	int fd = prune_openat(d->fd, name);
+	int fd = openat(d->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+		spare_drop(spare);
+		fd = prune_openat(d->fd, name);
+	}
 	if (fd < 0)
 		return -errno;
 	if (fstatat(fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0) {
@@ -341,19 +350,48 @@ static int may_create(struct node *d, const char *name)
 	return r == -ENOENT ? 0 : r;
 }
 
-/* A descriptor taken before a creating call and given back just before
- * created() opens the new object: at the descriptor limit (nothing to
- * prune, or -s) the call then fails before anything exists, rather than
- * after, with the object left behind.  0 or -errno. */
-static int spare_fd(struct node *d, int *spare)
+/* A descriptor taken before a creating call and closed if created()
+ * cannot open the new object for want of one: at the descriptor limit
+ * (nothing to prune, or -s) the call then fails before anything exists,
+ * rather than after, with the object left behind.  Reserves are kept
+ * open between calls (up to SPARE_MAX, one per call in progress): a
+ * create costs no system call for its reserve.  0 or -errno. */
+#define SPARE_MAX 32
+static pthread_mutex_t spare_mu = PTHREAD_MUTEX_INITIALIZER;
+static int spare_pool[SPARE_MAX], spare_count;
+
+static int spare_fd(int *spare)
 {
-	*spare = fcntl(d->fd, F_DUPFD_CLOEXEC, 0);
+	pthread_mutex_lock(&spare_mu);
+	*spare = spare_count ? spare_pool[--spare_count] : -1;
+	pthread_mutex_unlock(&spare_mu);
+	if (*spare >= 0)
+		return 0;
+	/* of the root: a pooled one must keep no other directory alive */
+	*spare = fcntl(F.root_fd, F_DUPFD_CLOEXEC, 0);
 	if (*spare < 0 && prune_wait(errno))
-		*spare = fcntl(d->fd, F_DUPFD_CLOEXEC, 0);
+		*spare = fcntl(F.root_fd, F_DUPFD_CLOEXEC, 0);
 	return *spare < 0 ? -errno : 0;
 }
 
+/* The call is over: the reserve goes back to the pool. */
 static void spare_put(int *spare)
+{
+	if (*spare < 0)
+		return;
+	pthread_mutex_lock(&spare_mu);
+	if (spare_count < SPARE_MAX) {
+		spare_pool[spare_count++] = *spare;
+		*spare = -1;
+	}
+	pthread_mutex_unlock(&spare_mu);
+	if (*spare >= 0)
+		close(*spare);
+	*spare = -1;
+}
+
+/* The slot is needed now: free it. */
+static void spare_drop(int *spare)
 {
 	if (*spare >= 0)
 		close(*spare);
@@ -362,7 +400,7 @@ static void spare_put(int *spare)
 
 /* After an object was created under `name` in d: index, coherence and
  * the entry for the reply.  Caller holds d exclusively; *spare (from
- * spare_fd) is closed. */
+ * spare_fd) is closed if the entry needs its slot. */
 static int created(struct node *d, const char *name,
 		   const struct dir_stamp *pre, struct fuse_entry_param *e,
 		   int *spare)
@@ -370,8 +408,7 @@ static int created(struct node *d, const char *name,
 	int r;
 
 	dir_index_change(d, NULL, NULL, name, pre);
-	spare_put(spare);
-	r = entry_of_name(d, name, e);
+	r = entry_of_name(d, name, e, spare);
 	coh_changed(d, name, r == 0 ? e->ino : 0);
 	return r;
 }
@@ -411,9 +448,9 @@ static void make(fuse_req_t req, struct node *d, const char *name,
 	inherit = kind == MK_DIR && dir_folds(d) && !F.casefold_all;
 	r = may_create(d, name);
 	if (r == 0)
-		r = spare_fd(d, &spare);
+		r = spare_fd(&spare);
 	if (r == 0 && inherit)
-		r = spare_fd(d, &spare2);
+		r = spare_fd(&spare2);
 	if (r)
 		goto out;
 	dir_stamp(d, &pre);
@@ -437,7 +474,7 @@ static void make(fuse_req_t req, struct node *d, const char *name,
 		/* chattr +F is inherited by new subdirectories. */
 		struct node *n = node_of(e.ino);
 		int x;
-		spare_put(&spare2);
+		spare_drop(&spare2);
 		x = new_dir_ours(n, &e.attr);
 		if (x == 0)
 			x = foldfs_dir_casefold_set(n->fd, 1);
@@ -607,7 +644,7 @@ void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		if (r != -ENOENT)
 			goto out;
 	}
-	r = spare_fd(d, &spare);
+	r = spare_fd(&spare);
 	if (r)
 		goto out;
 	/* The kernel sends CREATE for a name it holds as missing (a miss it

@@ -54,7 +54,8 @@ static const char help[] =
 	"    (ESTALE, never another file), the encoding record and\n"
 	"    the hidden .foldfs, respelling (FOLDFS_IOC_RESPELL, foldfs\n"
 	"    --respell), the index memory budget (-o index_mem, indexes\n"
-	"    evicted and rebuilt), the bound of the coherence ledger\n"
+	"    evicted and rebuilt, one larger than the budget kept besides\n"
+	"    it), the bound of the coherence ledger\n"
 	"    (cache=epoch), RENAME_WHITEOUT in a folding directory and a file\n"
 	"    renamed into one from a plain directory (every cache mode), and\n"
 	"    the --only option of fs-basic, fs-source and fs-posix;\n"
@@ -2226,6 +2227,59 @@ static void sec_budget(void)
 	t_umount(&m);
 }
 
+/* One directory whose index alone is larger than -o index_mem, used in
+ * turn with small ones.  Its build once pushed every other index out, and
+ * the next small one's pushed it out, so every miss rebuilt an index: a
+ * scan of all its names at each return to it.  It is kept besides the
+ * budget (dirindex.c): each index is built once. */
+#define BIGIDX_NAMES 20000
+#define BIGIDX_DIRS 8
+#define BIGIDX_PASSES 5
+
+static void sec_budget_big(void)
+{
+	t_section("-o index_mem=1: a directory of %d names, its index larger than the "
+		  "budget, used in turn with %d small ones", BIGIDX_NAMES, BIGIDX_DIRS);
+	const char *src = t_newdir("src-budget-big");
+	char rel[160], nm[96];
+	struct stat st;
+	int bad = 0;
+	bad += mkdir(t_path(src, "big"), 0755) != 0;
+	for (int i = 0; i < BIGIDX_NAMES; i++) {
+		snprintf(nm, sizeof nm, BUDGET_NAME, i);
+		snprintf(rel, sizeof rel, "big/%s", nm);
+		bad += t_write_file(t_path(src, rel), "x") != 0;
+	}
+	for (int d = 0; d < BIGIDX_DIRS; d++) {
+		snprintf(rel, sizeof rel, "small%d", d);
+		bad += mkdir(t_path(src, rel), 0755) != 0;
+		snprintf(rel, sizeof rel, "small%d/Klein-%d", d, d);
+		bad += t_write_file(t_path(src, rel), "k") != 0;
+	}
+	CHECK(bad == 0, "SOURCE: big/ of %d files, %d small directories (%d failed)",
+	      BIGIDX_NAMES, BIGIDX_DIRS, bad);
+	struct t_mount m = {0};
+	if (t_mount(&m, src, "casefold,index_mem=1,debug"))
+		return;
+	bad = 0;
+	for (int pass = 0; pass < BIGIDX_PASSES; pass++) {
+		snprintf(nm, sizeof nm, BUDGET_OTHER, pass * 3989 % BIGIDX_NAMES);
+		snprintf(rel, sizeof rel, "BIG/%s", nm);
+		bad += stat(t_path(m.mnt, rel), &st) != 0;
+		for (int d = 0; d < BIGIDX_DIRS; d++) {
+			snprintf(rel, sizeof rel, "Small%d/KLEIN-%d", d, d);
+			bad += stat(t_path(m.mnt, rel), &st) != 0;
+		}
+	}
+	CHECK(bad == 0, "%d passes: a name in big/, then one in each small directory, found "
+	      "by another spelling (%d not)", BIGIDX_PASSES, bad);
+	/* the root's (BIG, SmallN), big/'s and each small one's */
+	long built = t_log_count(&m, " entries, ");
+	CHECK(built == 2 + BIGIDX_DIRS, "-> each index built once: %ld builds (want %d)", built,
+	      2 + BIGIDX_DIRS);
+	t_umount(&m);
+}
+
 /* RENAME_WHITEOUT leaves a whiteout (a 0:0 character device) under the old
  * name.  In a folding directory it must stay findable by every spelling:
  * the daemon once dropped the old name from the fold index, so other
@@ -2503,8 +2557,10 @@ int main(int argc, char **argv)
 		sec_cli();
 	if (t_want("respell"))
 		sec_respell();
-	if (t_want("budget"))
+	if (t_want("budget")) {
 		sec_budget();
+		sec_budget_big();
+	}
 	if (t_want("whiteout"))
 		sec_whiteout();
 	if (t_want("movein"))

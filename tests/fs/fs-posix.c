@@ -93,7 +93,7 @@ static const char help[] =
  * each other name a sec_NAME() below */
 static const char *const sections[] = {
 	"posix", "single", "data_path", "nofile", "nofile_negative", "nofile_full",
-	"nofile_indexes", "nofile_create", "source_locks", "late_release", "stop_with_waiter",
+	"nofile_indexes", "nofile_bigindex", "nofile_create", "source_locks", "late_release", "stop_with_waiter",
 	"relative_stop", "ro_rw", "allow_other", "create_existing", "setid_write", "sticky_swap",
 	"sticky_user_daemon", "plain_create_user_daemon", "create_plain_fifo", "listxattr_race",
 	"mkdir_swap", "acl", "acl_nodefperm", "chattr_race", "user_mount", NULL};
@@ -3257,6 +3257,54 @@ static void sec_nofile_indexes(void)
 	t_umount(&m);
 }
 
+/* Under descriptor pressure the fold indexes of directories the kernel
+ * has forgotten are dropped first, one descriptor each.  A directory of
+ * thousands of names costs a scan of them all to index again, a small
+ * one next to nothing, yet each round dropped them alike: a walk of
+ * another tree that comes back to a big folding directory now and then
+ * scanned it at every return.  While the indexes hold few descriptors,
+ * big ones are now spared (dirindex.c). */
+static void sec_nofile_bigindex(void)
+{
+	t_section("a big directory's fold index while the daemon prunes (limit 256)");
+	if (!have_prune())
+		return;
+	enum { LIM = 256, NBIG = 3000, NPOOL = 600, ROUNDS = 4 };
+	const char *src = t_newdir("src-nofile-bigidx");
+	char nm[64];
+	struct stat st;
+	int bad = 0;
+	bad += mkdir(t_path(src, "big"), 0755) != 0;
+	for (int i = 0; i < NBIG; i++) {
+		snprintf(nm, sizeof nm, "big/file%04d", i);
+		bad += t_write_file(t_path(src, nm), "b") != 0;
+	}
+	if (!CHECK(bad == 0 && nofile_pool(src, NPOOL) == 0, "SOURCE: big/ of %d files, pool/ of %d",
+		   NBIG, NPOOL))
+		return;
+	struct t_mount m = {0};
+	m.nofile = LIM;
+	if (t_mount(&m, src, "casefold,debug"))
+		return;
+	for (int r = 0; r < ROUNDS; r++) {
+		/* another spelling: the index answers */
+		snprintf(nm, sizeof nm, "big/FILE%04d", r * 701 % NBIG);
+		bad += stat(t_path(m.mnt, nm), &st) != 0;
+		/* exact names (no index) in numbers that make the daemon prune */
+		for (int i = 0; i < NPOOL; i++) {
+			snprintf(nm, sizeof nm, "pool/p%03d", i);
+			bad += stat(t_path(m.mnt, nm), &st) != 0;
+		}
+		t_sleep_ms(100);
+	}
+	CHECK(bad == 0, "%d rounds: a file of big/ by another spelling, then each of %d in pool/ "
+	      "(%d failed)", ROUNDS, NPOOL, bad);
+	CHECK(t_log_count(&m, "prune: ") > 1, "-> the daemon pruned");
+	long built = t_log_count(&m, ": 3000 entries, ");
+	CHECK(built == 1, "-> big/ was indexed once: %ld scans", built);
+	t_umount(&m);
+}
+
 /* The daemon single-threaded (-s): one worker answers everything, so a
  * lock that must wait, or whose grant drops cached pages (which may wait
  * for a READ the worker would answer), goes to a thread of its own
@@ -3526,6 +3574,8 @@ int main(int argc, char **argv)
 		sec_nofile_full();
 	if (t_want("nofile_indexes"))
 		sec_nofile_indexes();
+	if (t_want("nofile_bigindex"))
+		sec_nofile_bigindex();
 	if (t_want("nofile_create"))
 		sec_nofile_create();
 	if (t_want("source_locks"))
