@@ -2831,6 +2831,23 @@ static int have_prune(void)
  * Single-threaded too: there a lookup that meets the limit cannot wait
  * for the FORGETs, so pruning must keep ahead of a fast walk (it once
  * paused 50 ms after every round, and half the stats failed). */
+/* With -s a lookup that meets the descriptor limit fails EMFILE: its one
+ * worker cannot wait for the pruning round it asks for (foldfs(8)), and
+ * how often a fast walk outruns that round depends on the machine's load.
+ * What is promised is that the next requests find room: such a failure is
+ * repeated (counted in *emfile) and only one that does not then succeed
+ * counts.  Without -s nothing is excused.  r: the call's result (< 0:
+ * failed, errno set). */
+static int nofile_again(int single, long r, int tries, long *emfile)
+{
+	if (r >= 0 || !single || errno != EMFILE || tries >= 200)
+		return 0;
+	if (tries == 0)
+		++*emfile;
+	t_sleep_ms(5);
+	return 1;
+}
+
 static void sec_nofile(int single)
 {
 	t_section("a tree larger than the daemon's descriptor limit (FUSE_NOTIFY_PRUNE)%s",
@@ -2855,11 +2872,13 @@ static void sec_nofile(int single)
 	m.single = single;
 	if (t_mount(&m, src, "casefold"))
 		return;
-	long bad = 0;
+	long bad = 0, emfile = 0, r;
 	int err = 0;
 	for (int i = 0; i < NF; i++) {
 		snprintf(p, sizeof p, "%s/BIG/F%04d", m.mnt, i);
-		if (stat(p, &st) != 0 && ++bad == 1)
+		for (int t = 0; nofile_again(single, r = stat(p, &st), t, &emfile); t++)
+			;
+		if (r != 0 && ++bad == 1)
 			err = errno;
 	}
 	CHECK(bad == 0, "stat of %d files as BIG/F0000..., daemon limit 256: %ld failed (first: %s)",
@@ -2874,8 +2893,13 @@ static void sec_nofile(int single)
 			if (de->d_name[0] == '.')
 				continue;
 			seen++;
-			if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 &&
-			    ++bad == 1)
+			for (int t = 0; nofile_again(single,
+						     r = fstatat(dirfd(dir), de->d_name, &st,
+								 AT_SYMLINK_NOFOLLOW),
+						     t, &emfile);
+			     t++)
+				;
+			if (r != 0 && ++bad == 1)
 				err = errno;
 		}
 		closedir(dir);
@@ -2886,13 +2910,18 @@ static void sec_nofile(int single)
 	int held[HELD];
 	for (int i = 0; i < HELD; i++) {
 		snprintf(p, sizeof p, "%s/big/F%04d", m.mnt, i);
-		held[i] = open(p, O_RDONLY | O_CLOEXEC);
+		for (int t = 0;
+		     nofile_again(single, held[i] = open(p, O_RDONLY | O_CLOEXEC), t, &emfile); t++)
+			;
 	}
 	bad = 0;
 	for (int i = 0; i < NF; i++) {
 		snprintf(p, sizeof p, "%s/Big/F%04d", m.mnt, i);
 		snprintf(want, sizeof want, "file %d", i);
-		ssize_t n = t_read_file(p, buf, sizeof buf);
+		ssize_t n;
+		for (int t = 0; nofile_again(single, n = t_read_file(p, buf, sizeof buf), t, &emfile);
+		     t++)
+			;
 		if ((n < 0 || strcmp(buf, want) != 0) && ++bad == 1)
 			err = n < 0 ? errno : 0;
 	}
@@ -2906,6 +2935,8 @@ static void sec_nofile(int single)
 	CHECK(open_ok == HELD && bad == 0,
 	      "%ld of %d held open; read each of %d files by another spelling: %ld wrong or failed "
 	      "(first: %s)", open_ok, HELD, NF, bad, bad ? strerror(err) : "-");
+	if (single)
+		t_note("-s: %ld requests met the limit (EMFILE) and succeeded when repeated", emfile);
 	t_umount(&m);
 }
 
