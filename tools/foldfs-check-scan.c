@@ -457,7 +457,7 @@ static void check_ill_formed(struct check *c, const char *path,
 	printf("  %s: ill-formed UTF-8 name ", strict ? "error" : "warning");
 	text_name(db, (int32_t)i);
 	printf(" (byte offset %zu): %s\n", off,
-	       strict ? "refused under the strict encoding record"
+	       strict ? "a strict encoding refuses it"
 		      : "matches only byte for byte");
 }
 
