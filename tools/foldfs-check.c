@@ -904,8 +904,20 @@ static int run(int argc, char **argv)
 	}
 	if (c.mode == MODE_INFO) {
 		for (i = optind; i < argc; i++) {
-			status |= do_info(&c, argv[i]);
+			int st = do_info(&c, argv[i]);
+
+			if (c.json && (st & EXIT_OPERATIONAL)) {
+				/* as a check does: a reader of the JSON
+				 * learns of this PATH too */
+				rep_json_begin(&c, "error", argv[i],
+					       strlen(argv[i]));
+				printf(",\"op\":\"info\",\"errno\":0,"
+				       "\"message\":\"no record read (see "
+				       "standard error)\",\"exit\":%d}\n",
+				       st);
+			}
 			teardown_tree(&c);
+			status |= st;
 		}
 		return status;
 	}

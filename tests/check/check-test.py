@@ -1454,6 +1454,16 @@ def test_record_terminal_safe():
           o.get("created") == "\u009b2J\u202egnp.exe" and
           o.get("creator") == "x\u2066\\xff\\y",
           "--info --json escapes them as \\uXXXX (%d) %r" % (rc, out))
+    # a PATH whose record cannot be read still has its JSON object, as
+    # in a check (it had none: a JSON reader missed it)
+    missing = os.path.join(TMP, "t-recesc-missing")
+    rc, objs, err = jrun(["--info", root, missing])
+    check(rc == 8 and len(objs) == 2 and objs[0].get("type") == "record" and
+          objs[1].get("type") == "error" and objs[1].get("op") == "info" and
+          objs[1].get("exit") == 8 and
+          bytes.fromhex(objs[1].get("dir_hex", "")) == os.fsencode(missing),
+          "--info --json: an error object for an unreadable PATH (%d) %r" %
+          (rc, objs))
     # option values quoted in usage errors, likewise
     for argv in (["--flags", "x\x1b[2J"], ["--encoding", "x\x1b[2J"]):
         rc, out, err = run(argv + [root])
