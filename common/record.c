@@ -48,29 +48,14 @@ char *foldfs_escape(const char *s, char *out, size_t cap)
 	if (!cap)
 		return out;
 	while (i < n) {
-		uint32_t cp = 0;
-		size_t l = u8_decode(p + i, n - i, &cp), k;
-		int bad = !l || u8_unsafe(cp);
+		char e[U8_ESC_MAX];
+		size_t used, l = u8_escape1(p + i, n - i, e, &used);
 
-		if (!l)
-			l = 1;
-		if (bad || cp == '\\') {
-			size_t w = bad ? 4 * l : 2;
-
-			if (o + w >= cap)
-				break; /* cut between whole escapes */
-			for (k = 0; bad && k < l; k++)
-				o += (size_t)sprintf(out + o, "\\x%02x",
-						     p[i + k]);
-			if (!bad)
-				o += (size_t)sprintf(out + o, "\\\\");
-		} else {
-			if (o + l >= cap)
-				break;
-			memcpy(out + o, p + i, l);
-			o += l;
-		}
-		i += l;
+		if (o + l >= cap)
+			break; /* cut between whole characters or escapes */
+		memcpy(out + o, e, l);
+		o += l;
+		i += used;
 	}
 	out[o] = '\0';
 	return out;

@@ -46,3 +46,30 @@ int u8_unsafe(uint32_t cp)
 	       (cp >= 0x202a && cp <= 0x202e) ||
 	       (cp >= 0x2066 && cp <= 0x2069);
 }
+
+size_t u8_escape1(const unsigned char *s, size_t n, char *out, size_t *used)
+{
+	uint32_t cp = 0;
+	size_t l = u8_decode(s, n, &cp), o = 0;
+
+	if (!l || u8_unsafe(cp)) {
+		static const char hex[] = "0123456789abcdef";
+
+		*used = l ? l : 1;
+		for (size_t k = 0; k < *used; k++) {
+			out[o++] = '\\';
+			out[o++] = 'x';
+			out[o++] = hex[s[k] >> 4];
+			out[o++] = hex[s[k] & 15];
+		}
+		return o;
+	}
+	*used = l;
+	if (cp == '\\') {
+		out[0] = out[1] = '\\';
+		return 2;
+	}
+	for (; o < l; o++)
+		out[o] = (char)s[o];
+	return l;
+}

@@ -17,4 +17,14 @@ size_t u8_decode(const unsigned char *s, size_t n, uint32_t *cp);
  * isolates, line and paragraph separators.  Printers escape these. */
 int u8_unsafe(uint32_t cp);
 
+/* The longest u8_escape1() output: four bytes as \xNN each. */
+#define U8_ESC_MAX 16
+
+/* The printable form of the character at s[0..n) (n >= 1) into out
+ * (U8_ESC_MAX bytes, not terminated): the character itself, "\\" for a
+ * backslash, or \xNN for each byte of an unsafe character or of one byte
+ * of ill-formed UTF-8.  Returns the output's length; *used is how many
+ * bytes of s it stands for. */
+size_t u8_escape1(const unsigned char *s, size_t n, char *out, size_t *used);
+
 #endif

@@ -121,20 +121,11 @@ static void put_esc(FILE *f, const char *s, size_t n)
 	size_t i = 0;
 
 	while (i < n) {
-		uint32_t cp = 0;
-		size_t l = u8_decode(p + i, n - i, &cp), k;
-		int bad = !l || u8_unsafe(cp);
+		char e[U8_ESC_MAX];
+		size_t used, l = u8_escape1(p + i, n - i, e, &used);
 
-		if (!l)
-			l = 1;
-		if (cp == '\\' && l == 1)
-			fputs("\\\\", f);
-		else if (bad)
-			for (k = 0; k < l; k++)
-				fprintf(f, "\\x%02x", p[i + k]);
-		else
-			fwrite(p + i, 1, l, f);
-		i += l;
+		fwrite(e, 1, l, f);
+		i += used;
 	}
 }
 
