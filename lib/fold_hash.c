@@ -89,13 +89,42 @@ static int hash_ascii(struct sip *h, const unsigned char *p, size_t n,
 	return 0;
 }
 
+/* The state for ctx and seed: the context is folded into the key. */
+static inline void sip_start(struct sip *h, const struct fold_ctx *ctx,
+			     const struct fold_seed *seed)
+{
+	uint64_t k0 = seed ? seed->k0 : 0, k1 = seed ? seed->k1 : 0;
+	/* not FOLD_STRICT: it changes no key (ill-formed names are hashed
+	 * as their bytes either way), so no hash */
+	uint64_t cw = (uint64_t)ctx->charset | (uint64_t)ctx->form << 8 |
+		      (uint64_t)ctx->age << 16 |
+		      (uint64_t)(ctx->flags & ~(unsigned)FOLD_STRICT) << 24;
+	k0 ^= cw;
+	k1 ^= cw * 0x9E3779B97F4A7C15ull;
+	h->v0 = k0 ^ 0x736f6d6570736575ull;
+	h->v1 = k1 ^ 0x646f72616e646f6dull;
+	h->v2 = k0 ^ 0x6c7967656e657261ull;
+	h->v3 = k1 ^ 0x7465646279746573ull;
+}
+
+/* The hash of a key of total bytes whose last (partial) word is tail. */
+static inline uint64_t sip_finish(struct sip *h, uint64_t tail, size_t total)
+{
+	tail |= (uint64_t)total << 56;
+	sipword(h, tail);
+	h->v2 ^= 0xff;
+	sipround(h);
+	sipround(h);
+	sipround(h);
+	return h->v0 ^ h->v1 ^ h->v2 ^ h->v3;
+}
+
 uint64_t fold_hash(const struct fold_ctx *ctx, const struct fold_seed *seed,
 		   const char *s, size_t n)
 {
 	struct fstream fs;
-	struct sip h, start;
-	uint64_t k0 = seed ? seed->k0 : 0, k1 = seed ? seed->k1 : 0;
-	uint64_t cw, tail = 0;
+	struct sip h;
+	uint64_t tail = 0;
 	size_t total = 0;
 	unsigned k, ntail = 0;
 	if (!fold_ctx_ok(ctx) || (!s && n))
@@ -104,29 +133,23 @@ uint64_t fold_hash(const struct fold_ctx *ctx, const struct fold_seed *seed,
 	 * reference build, which skips hash_ascii, must not offset NULL */
 	if (FOLD_REFERENCE && !s)
 		s = "";
-	/* not FOLD_STRICT: it changes no key (ill-formed names are hashed
-	 * as their bytes either way), so no hash */
-	cw = (uint64_t)ctx->charset | (uint64_t)ctx->form << 8 |
-	     (uint64_t)ctx->age << 16 |
-	     (uint64_t)(ctx->flags & ~(unsigned)FOLD_STRICT) << 24;
-	k0 ^= cw;
-	k1 ^= cw * 0x9E3779B97F4A7C15ull;
-	h.v0 = k0 ^ 0x736f6d6570736575ull;
-	h.v1 = k1 ^ 0x646f72616e646f6dull;
-	h.v2 = k0 ^ 0x6c7967656e657261ull;
-	h.v3 = k1 ^ 0x7465646279746573ull;
-	start = h;
 
-	/* (a name that starts with a byte >= 0x80 is not ASCII: not worth
-	 * a try) */
-	if (!FOLD_REFERENCE && !(n && (unsigned char)*s >= 0x80) &&
-	    !hash_ascii(&h, (const unsigned char *)s, n,
-			fs_variant(ctx->form) & 1, &tail)) {
-		total = n;
-		goto finish;
+	/* (a name whose first word, or first byte if it is shorter, is not
+	 * ASCII without NUL is not worth a try) */
+	if (!FOLD_REFERENCE && (n < 8 ? !(n && (unsigned char)*s >= 0x80) :
+					!fold_special8(fold_load8(s)))) {
+		sip_start(&h, ctx, seed);
+		if (!hash_ascii(&h, (const unsigned char *)s, n,
+				fs_variant(ctx->form) & 1, &tail)) {
+			total = n;
+			goto finish;
+		}
+		/* tail is still 0: hash_ascii sets it only on success */
 	}
-	h = start; /* tail is still 0: hash_ascii sets it only on success */
+	/* the state is set up after the first piece, so that only seed
+	 * lives across the call (the stream holds ctx and the name) */
 	k = fs_first(&fs, ctx, s, n, FS_OUTCAP, NULL);
+	sip_start(&h, fs.ctx, seed);
 	if (fs.done && !FOLD_REFERENCE) {
 		/* the whole key in one piece (names are short): hash it
 		 * straight, without the piece-joining below */
@@ -166,21 +189,16 @@ uint64_t fold_hash(const struct fold_ctx *ctx, const struct fold_seed *seed,
 		if (!fs.bad)
 			break;
 		/* ill formed after all: hash the raw bytes from scratch */
-		h = start;
+		sip_start(&h, fs.ctx, seed);
 		tail = 0;
 		ntail = 0;
 		total = 0;
-		fs_init(&fs, ctx, s, n, 0);
+		fs_init(&fs, fs.ctx, (const char *)fs.beg,
+			(size_t)(fs.end - fs.beg), 0);
 		k = fs_fill(&fs, FS_OUTCAP);
 	}
 finish:
-	tail |= (uint64_t)total << 56;
-	sipword(&h, tail);
-	h.v2 ^= 0xff;
-	sipround(&h);
-	sipround(&h);
-	sipround(&h);
-	return h.v0 ^ h.v1 ^ h.v2 ^ h.v3;
+	return sip_finish(&h, tail, total);
 }
 
 uint64_t fold_hashz(const struct fold_ctx *ctx, const struct fold_seed *seed,

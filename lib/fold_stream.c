@@ -1026,6 +1026,27 @@ static FS_INLINE uint32_t fs_compat_mark(const struct fstream *fs,
 	return t;
 }
 
+/* The lane's hold after a run of own keys: HOLD_AT, "the code point of
+ * the own key at opend if it has no record, else 0", looked up only where
+ * a mark or the general path needs it (most runs end at ASCII or at the
+ * end of the name).  fs_hold_at() gives it for the own key at o, of two
+ * to four bytes. */
+#define HOLD_AT 0xFFFFFFFFu
+
+static FS_INLINE uint32_t fs_hold_at(const unsigned char *o)
+{
+	uint32_t cp;
+	if (o[0] < 0xE0)
+		cp = (o[0] & 0x1Fu) << 6 | (o[1] & 0x3Fu);
+	else if (o[0] < 0xF0)
+		cp = (o[0] & 0x0Fu) << 12 | (o[1] & 0x3Fu) << 6 |
+		     (o[2] & 0x3Fu);
+	else
+		cp = (o[0] & 0x07u) << 18 | (o[1] & 0x3Fu) << 12 |
+		     (o[2] & 0x3Fu) << 6 | (o[3] & 0x3Fu);
+	return fold_lane(cp) & L_RID ? 0 : cp;
+}
+
 /*
  * The fast lane, entered with nothing held in stages 2 and 3: one loop,
  * its state in locals, over ASCII (8 bytes at a time, folded if the form
@@ -1068,7 +1089,7 @@ static FS_INLINE void fs_fast(struct fstream *fs, unsigned want, const int C,
 	const unsigned char *const e = fs->end;
 	unsigned char *o = fs->out + fs->outn, *opend = o;
 	unsigned char *const olim = fs->out + want;
-	uint32_t hold = 0;
+	uint32_t hold = 0; /* or HOLD_AT */
 	/* marks since the pending starter: their number << 8 | the class of
 	 * the last one (plain marks have a class, so 0 means none) */
 	unsigned marks = 0;
@@ -1201,15 +1222,13 @@ ascii_end:
 							break;
 					}
 					/* the last one copied may be held: look
-					 * it up again rather than carry it (nor
-					 * let the compiler carry the pointers
-					 * to it round the loop) */
+					 * it up only if needed (HOLD_AT) rather
+					 * than carry it (nor let the compiler
+					 * carry the pointers to it round the
+					 * loop) */
 					FS_OPAQUE(p);
 					FS_OPAQUE(o);
-					cp = (p[-2] & 0x1Fu) << 6 | (p[-1] & 0x3Fu);
-					lv = fold_lane_direct(cp);
-					t = lv & L_RID ? 0 : cp;
-					hold = t;
+					hold = HOLD_AT;
 					pend = p - 2;
 					opend = o - 2;
 					marks = 0;
@@ -1237,6 +1256,8 @@ ascii_end:
 						if (C) {
 							/* the composite replaces
 							 * the pending starter */
+							if (hold == HOLD_AT)
+								hold = fs_hold_at(opend);
 							if (!hold ||
 							    !(t = fs_pair(fs, hold, cp,
 									  REC_SEC(r))))
@@ -1314,6 +1335,8 @@ ascii_end:
 					 * join it to the held L or LV, as stage
 					 * 3 would; else it is a starter that
 					 * nothing before it combines with */
+					if (C && hold == HOLD_AT)
+						hold = fs_hold_at(opend);
 					if (C && hold &&
 					    (t = fs_pair(fs, hold, cp, 0))) {
 						hold = t;
@@ -1400,13 +1423,10 @@ ascii_end:
 							break;
 					}
 					/* the last one copied may be held: look
-					 * it up again rather than carry it */
+					 * it up only if needed */
 					FS_OPAQUE(p);
 					FS_OPAQUE(o);
-					cp = (p[-3] & 0x0Fu) << 12 |
-					     (p[-2] & 0x3Fu) << 6 | (p[-1] & 0x3Fu);
-					lv = fold_lane(cp);
-					hold = lv & L_RID ? 0 : cp;
+					hold = HOLD_AT;
 					pend = p - 3;
 					opend = o - 3;
 					marks = 0;
@@ -1438,12 +1458,12 @@ ascii_end:
 				lv = fold_lane(cp);
 				if (!(fs_own(fs, lv, C, F)))
 					break;
-				hold = lv & L_RID ? 0 : cp;
 				fs_copy_to(o, p, 4);
 				p += 4;
 				o += 4;
 			}
 			if (p != p0) {
+				hold = HOLD_AT;
 				pend = p - 4;
 				opend = o - 4;
 				marks = 0;
@@ -1528,6 +1548,8 @@ decoded:
 					marks = fs_marks_add(marks, r->ccc);
 					continue;
 				}
+				if (hold == HOLD_AT)
+					hold = fs_hold_at(opend);
 				if (hold &&
 				    (t = fs_pair(fs, hold, cp, REC_SEC(r)))) {
 					/* the composite replaces the
@@ -1563,6 +1585,8 @@ decoded:
 						marks = fs_marks_add(marks, rm->ccc);
 						continue;
 					}
+					if (hold == HOLD_AT)
+						hold = fs_hold_at(opend);
 					if (hold && (t = fs_pair(fs, hold, mk,
 								 REC_SEC(rm)))) {
 						hold = t;
@@ -1619,6 +1643,8 @@ decoded:
 		} else if (C && pend != p) {
 			/* it may combine with the pending one: hold that
 			 * as the general path would, or give it back */
+			if (hold == HOLD_AT)
+				hold = fs_hold_at(opend);
 			if (hold && !marks) {
 				fs->st = hold;
 				fs->have_st = 1;

@@ -87,6 +87,14 @@ static const char *const pieces[] = {
 	"\xCE\x86\xCD\x85", "\xCE\xAC\xCD\x85", "\xE1\xBC\x88\xCD\x85",
 	"\xD0\x98\xCC\x86", "\xD0\x99\xCC\x88", "\xC3\x85\xCC\x81",
 	"\xCC\x82", "\xCC\x86", "\xCC\x84", "\xCC\x93",
+	/* a run of own keys (two, three, four bytes) whose last one is
+	 * held for a mark that composes with it, or not: the lane looks it
+	 * up only then (HOLD_AT).  Cyrillic ye + i + breve, Greek omicron +
+	 * alpha + acute, katakana te + voiced mark, Hangul LV + trailing
+	 * jamo, Kaithi DDDHA + nukta (U+1109A, 5.2), an emoji + acute */
+	"\xD0\xB5\xD0\xB8\xCC\x86", "\xCE\xBF\xCE\xB1\xCC\x81",
+	"\xE3\x83\x86\xE3\x82\x99", "\xEA\xB0\x80\xE1\x86\xA8",
+	"\xF0\x91\x82\x99\xF0\x91\x82\xBA", "\xF0\x9F\x98\x80\xCC\x81",
 	/* ASCII letter + mark whose composite came in 3.0 (U+0229, U+01F8):
 	 * composed only from 3.0 on */
 	"e\xCC\xA7", "N\xCC\x80", "n\xCC\x80",
