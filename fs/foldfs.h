@@ -455,6 +455,9 @@ void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
  * the file system refuses fails as in SOURCE): not direct from now on;
  * direct requests have a descriptor of their own (ops_file.c). */
 void file_undirect(int fd);
+/* A descriptor of ours was just opened O_APPEND (an append-only file):
+ * until none is, writes check their descriptor's flag (ops_file.c). */
+void file_appending(void);
 /* Before a change to the data of the file open (or O_PATH) as fd: be the
  * caller if the file has a set-user-ID or set-group-ID bit, so that
  * SOURCE drops it as for the caller's own write; creds_leave(c) after.

@@ -625,8 +625,11 @@ void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 			fd = open(proc, ofl);
 			if (fd < 0 && prune_wait(errno))
 				fd = open(proc, ofl);
-			if (fd < 0 && errno == EPERM && (fi->flags & O_APPEND))
+			if (fd < 0 && errno == EPERM && (fi->flags & O_APPEND)) {
 				fd = open(proc, ofl | O_APPEND); /* chattr +a */
+				if (fd >= 0)
+					file_appending();
+			}
 			r = fd < 0 ? -errno : 0;
 			creds_leave(&c);
 			if (r) {

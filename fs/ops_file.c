@@ -44,11 +44,14 @@ void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	if (fd < 0 && prune_wait(errno))
 		fd = open(proc, (fi->flags & ~(O_NOFOLLOW | O_CREAT | O_EXCL |
 					       O_NOCTTY | O_APPEND)) | O_CLOEXEC);
-	if (fd < 0 && errno == EPERM && (fi->flags & O_APPEND))
+	if (fd < 0 && errno == EPERM && (fi->flags & O_APPEND)) {
 		/* an append-only file (chattr +a) opens only so, and then
 		 * every write appends, through the view as without it */
 		fd = open(proc, (fi->flags & ~(O_NOFOLLOW | O_CREAT | O_EXCL |
 					       O_NOCTTY)) | O_CLOEXEC);
+		if (fd >= 0)
+			file_appending();
+	}
 	r = fd < 0 ? errno : 0;
 	creds_leave(&c);
 	if (fd < 0) {
@@ -95,14 +98,52 @@ int file_as_writer(fuse_req_t req, int fd, struct creds *c)
  * shared mapping -- drop the flag: SOURCE refuses that (EPERM) while the
  * file is still append-only, as it refuses a positional write
  * (RWF_NOAPPEND); once `chattr -a` has removed the attribute, the write
- * lands at its offset, as on a native file.  0 or -errno. */
+ * lands at its offset, as on a native file.  0 or -errno.
+ *
+ * Few descriptors ever have the flag, and asking costs a system call per
+ * write: `appending` counts ours that have it (opened so, or a direct one
+ * copied from one), and only while there are any is the flag looked at
+ * (under append_mu: two writes of one file must not both take it off the
+ * count).  A descriptor closed on an error path may stay counted: that
+ * costs only the system call. */
+static atomic_int appending;
+static pthread_mutex_t append_mu = PTHREAD_MUTEX_INITIALIZER;
+
+void file_appending(void)
+{
+	atomic_fetch_add(&appending, 1);
+}
+
 static int positional(int fd)
 {
-	int fl = fcntl(fd, F_GETFL);
+	int fl, r = 0;
 
-	if (fl >= 0 && (fl & O_APPEND) && fcntl(fd, F_SETFL, fl & ~O_APPEND) < 0)
-		return -errno;
-	return 0;
+	if (!atomic_load(&appending))
+		return 0;
+	pthread_mutex_lock(&append_mu);
+	fl = fcntl(fd, F_GETFL);
+	if (fl >= 0 && (fl & O_APPEND)) {
+		if (fcntl(fd, F_SETFL, fl & ~O_APPEND) < 0)
+			r = -errno;
+		else
+			atomic_fetch_sub(&appending, 1);
+	}
+	pthread_mutex_unlock(&append_mu);
+	return r;
+}
+
+/* Before one of ours is closed: it leaves the count if it has the flag. */
+static void append_close(int fd)
+{
+	int fl;
+
+	if (!atomic_load(&appending))
+		return;
+	pthread_mutex_lock(&append_mu);
+	fl = fcntl(fd, F_GETFL);
+	if (fl >= 0 && (fl & O_APPEND))
+		atomic_fetch_sub(&appending, 1);
+	pthread_mutex_unlock(&append_mu);
 }
 
 /* O_DIRECT.  The backing descriptor (fi->fh) is never direct: a request
@@ -149,6 +190,8 @@ static int direct_fd(int fd)
 		d = open(proc, fl);
 		if (d < 0 && prune_wait(errno))
 			d = open(proc, fl);
+		if (d >= 0 && (fl & O_APPEND))
+			file_appending();
 		/* out of descriptors for now: this request through the
 		 * cache, and the next one asks again */
 		if (d < 0 && (errno == EMFILE || errno == ENFILE))
@@ -169,14 +212,18 @@ static int direct_fd(int fd)
 	if ((size_t)fd >= ndirect) {
 		/* no memory for the entry: this request only */
 		pthread_mutex_unlock(&direct_mu);
-		if (d != fd)
+		if (d != fd) {
+			append_close(d);
 			close(d);
+		}
 		return fd;
 	}
 	if (direct_fds[fd]) {
 		/* another request of the file was quicker */
-		if (d != fd)
+		if (d != fd) {
+			append_close(d);
 			close(d);
+		}
 		d = direct_fds[fd] - 1;
 	} else {
 		direct_fds[fd] = d + 1;
@@ -196,8 +243,10 @@ static void direct_close(int fd)
 		direct_fds[fd] = 0;
 	}
 	pthread_mutex_unlock(&direct_mu);
-	if (d && d - 1 != fd)
+	if (d && d - 1 != fd) {
+		append_close(d - 1);
 		close(d - 1);
+	}
 }
 
 void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
@@ -304,6 +353,7 @@ void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	/* before the fd number can be reused by another open */
 	locks_release(node_of(ino), fi->fh);
 	direct_close((int)fi->fh);
+	append_close((int)fi->fh);
 	close((int)fi->fh);
 	fuse_reply_err(req, 0);
 }
