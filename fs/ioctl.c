@@ -118,6 +118,11 @@ static int set_flags(fuse_req_t req, struct node *n, int fd, unsigned want,
 
 	cur |= native;
 
+	/* ext4 lets only CAP_SYS_RESOURCE change data journalling, which
+	 * becoming the caller (its fsuid) does not take from a root daemon */
+	if (((src ^ cur) & FS_JOURNAL_DATA_FL) &&
+	    !creds_capable(req, CAP_SYS_RESOURCE))
+		return -EPERM;
 	if (on == dir_folds(n)) {
 		f = (int)src;
 		return src != cur ? source_set_as(req, fd, FS_IOC_SETFLAGS, &f)
