@@ -438,6 +438,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					 from == 1 ? file_path : "",
 					 from == 1 ? ": " : "", unit, k + 1, off,
 					 strict ? " (refused: --strict)"
+					 : op == 1 ? "; hashed as opaque bytes"
 						: "; printed unchanged");
 			if (errlen - warned < (size_t)l ||
 			    memcmp(err + warned, line, (size_t)l))

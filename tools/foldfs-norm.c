@@ -94,7 +94,8 @@ static void usage(FILE *f)
 "\n"
 "Ill-formed names (not shortest-form UTF-8, surrogates, above U+10FFFF)\n"
 "are never altered: a warning on standard error names the line and the\n"
-"byte offset of the first bad byte, and the name is printed unchanged.\n"
+"byte offset of the first bad byte, and the name is printed unchanged\n"
+"(--hash: hashed as opaque bytes).\n"
 "\n"
 "Exit status:\n"
 "  0  success, every name well formed (--cmp: equivalent)\n"
@@ -261,6 +262,7 @@ static int do_name(const char *s, size_t n, const char *file,
 			"%s %lu: byte offset %zu: ill-formed UTF-8%s\n",
 			unit, no, off,
 			g.strict ? " (refused: --strict)"
+			: g.hash ? "; hashed as opaque bytes" /* not printed */
 				 : "; printed unchanged");
 		if (g.strict) {
 			g.status = ST_ERROR;

@@ -1853,6 +1853,18 @@ def test_help():
         check(rc == 0 and opt.encode() in out, "--help mentions " + opt)
     rc, out, err = run(["--version"])
     check(rc == 0 and out.startswith(b"foldfs-check "), "--version")
+    # -q quiets the text output only, as foldfs-check(1) says: with --json
+    # the tree and summary objects are still written
+    q = fresh("t-quiet")
+    mkfile(q, b"x")
+    mkfile(q, b"X")
+    rc, out, err = run(["-q", "--casefold", q])
+    check(rc == 4 and b"collision" in out and b"foldfs-check:" not in out,
+          "-q: the collision without header or summary: %r" % out)
+    rc, objs, err = jrun(["-q", "--casefold", q])
+    check(rc == 4 and len(by_type(objs, "tree")) == 1 and
+          summary(objs).get("exit") == 4,
+          "-q --json: tree and summary objects still written: %r" % objs)
 
 
 os.makedirs(TMP, exist_ok=True)

@@ -236,6 +236,9 @@ check(run(["--hash", "--seed", "ffffffffffffffff:0"], b"a\n")[0] == 0,
 rc, out, err = run(["--hash"], b"caf\xe9\n")
 check(rc == 1 and len(out) == 17 and b"line 1" in err,
       "--hash of an ill-formed name: opaque hash plus warning")
+# the warning says what became of the name: hashed, not printed
+check(b"hashed as opaque bytes" in err and b"printed unchanged" not in err,
+      "--hash warning of an ill-formed name says it was hashed: %r" % err)
 
 # ---- --list-encodings, --help, --version, usage -----------------------------------
 rc, out, err = run(["--list-encodings"])
