@@ -271,11 +271,12 @@ void rep_summary(struct check *c, int status)
 		return;
 	fputs("foldfs-check: ", stdout);
 	rep_escape(stdout, c->root, strlen(c->root));
-	printf(": %llu directories (%llu folding), %llu names; "
+	printf(": %llu director%s (%llu folding), %llu name%s; "
 	       "%llu collision group%s (%llu names), %llu ill-formed name%s",
-	       (unsigned long long)s->dirs,
+	       (unsigned long long)s->dirs, s->dirs == 1 ? "y" : "ies",
 	       (unsigned long long)s->folding_dirs,
-	       (unsigned long long)s->names, (unsigned long long)s->groups,
+	       (unsigned long long)s->names, s->names == 1 ? "" : "s",
+	       (unsigned long long)s->groups,
 	       s->groups == 1 ? "" : "s", (unsigned long long)s->colliding,
 	       (unsigned long long)s->ill_formed,
 	       s->ill_formed == 1 ? "" : "s");
