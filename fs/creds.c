@@ -84,10 +84,15 @@ int creds_own_fs(void)
 
 static int caller_umask(mode_t mask)
 {
+	/* the thread's own umask once set: only a change needs a call */
+	static __thread int cur = -1;
 	int r = creds_own_fs();
 	if (r)
 		return r;
-	umask(mask & 0777);
+	if (cur != (int)(mask & 0777)) {
+		umask(mask & 0777);
+		cur = (int)(mask & 0777);
+	}
 	return 0;
 }
 
@@ -107,14 +112,14 @@ int creds_groups(fuse_req_t req, gid_t buf[64], gid_t **list)
 	return m < 0 ? 0 : m < n ? m : n;
 }
 
-int creds_enter(fuse_req_t req, struct creds *c)
+static int enter(fuse_req_t req, struct creds *c, int mask)
 {
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
 	gid_t buf[64], *groups;
 	int n, r;
 
 	c->switched = 0;
-	if (F.dont_mask) {
+	if (F.dont_mask && mask) {
 		n = caller_umask(ctx->umask);
 		if (n)
 			return n;
@@ -141,6 +146,16 @@ int creds_enter(fuse_req_t req, struct creds *c)
 	}
 	c->switched = 1;
 	return 0;
+}
+
+int creds_enter(fuse_req_t req, struct creds *c)
+{
+	return enter(req, c, 1);
+}
+
+int creds_enter_nomask(fuse_req_t req, struct creds *c)
+{
+	return enter(req, c, 0);
 }
 
 void creds_leave(struct creds *c)

@@ -837,7 +837,7 @@ void dir_index_change(struct node *d, const char *del1, const char *del2,
 	pthread_mutex_unlock(&ds->ilock);
 }
 
-void dir_index_recheck(struct node *d, const char *name)
+void dir_index_recheck(struct node *d, const char *name, int unlinked)
 {
 	struct dirstate *ds = d->dir;
 	struct dirindex *x;
@@ -849,7 +849,10 @@ void dir_index_recheck(struct node *d, const char *name)
 		size_t before = idx_bytes(x);
 		int exists = fstatat(d->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 		int has = idx_has(x, name);
-		if (!exists)
+		/* An unlink, unlike a rename, leaves no other name that
+		 * events not yet read could hide from the index: its name's
+		 * absence needs no fence (resolve.c). */
+		if (!exists && !unlinked)
 			atomic_fetch_add(&ds->gone, 1);
 		if (exists && !has)
 			add(x, name, strlen(name));

@@ -80,6 +80,8 @@ struct foldfs {
 	struct fold_seed seed;	/* random per mount: fold_hash key */
 	int root_fd;		/* O_PATH of SOURCE */
 	dev_t root_dev;
+	/* SOURCE's file system does nothing at close (op_flush) */
+	int root_noflush;
 	int switch_creds;	/* daemon is root: create as the caller */
 	int defperm;		/* default_permissions in force */
 	/* the kernel leaves the caller's umask to us (FUSE_CAP_DONT_MASK) */
@@ -247,6 +249,9 @@ int creds_init(void);
  * leaves the umask to us (F.dont_mask) it also takes the caller's umask,
  * always. */
 int creds_enter(fuse_req_t req, struct creds *c);
+/* The same for a call that creates nothing: the umask does not matter
+ * there, and other requests carry none (libfuse gives 0). */
+int creds_enter_nomask(fuse_req_t req, struct creds *c);
 void creds_leave(struct creds *c);
 /* The caller's supplementary groups, all of them: buf if they fit in its
  * 64, else a list to free().  Returns their number (0 if libfuse cannot
@@ -328,8 +333,9 @@ void dir_stamp(struct node *d, struct dir_stamp *s);
 void dir_index_change(struct node *d, const char *del1, const char *del2,
 		      const char *add1, const struct dir_stamp *pre);
 void dir_index_drop(struct node *d);
-/* Make d's index agree with SOURCE about `name` (under ilock). */
-void dir_index_recheck(struct node *d, const char *name);
+/* Make d's index agree with SOURCE about `name` (under ilock).
+ * unlinked: its last event seen was its unlink (watch.c). */
+void dir_index_recheck(struct node *d, const char *name, int unlinked);
 /* Wait until the changes to d in progress in SOURCE have queued their
  * inotify events.  0, or -errno if it could not. */
 int dir_fence(struct node *d);

@@ -718,7 +718,7 @@ static void remove_entry(fuse_req_t req, fuse_ino_t parent, const char *name,
 		dir_stamp(d, &pre);
 		/* As the caller: `stored` may be another entry than the one
 		 * the kernel checked (creds.c). */
-		r = creds_enter(req, &c);
+		r = creds_enter_nomask(req, &c);
 		if (r == 0) {
 			r = unlinkat(d->fd, stored, flags) < 0 ? -errno : 0;
 			creds_leave(&c);

@@ -332,9 +332,15 @@ void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	/* close() of a duplicate reports deferred write errors (NFS and
 	 * the like) without giving up our descriptor. */
+	struct node *n = node_of(ino);
 	int fd;
 
-	locks_flush(node_of(ino), fi->lock_owner);
+	locks_flush(n, fi->lock_owner);
+	if (F.root_noflush && n->dev == F.root_dev) {
+		/* nothing deferred to report there */
+		fuse_reply_err(req, 0);
+		return;
+	}
 	fd = dup((int)fi->fh);
 	if (fd < 0 && prune_wait(errno))
 		fd = dup((int)fi->fh);

@@ -99,7 +99,10 @@ static int resolve_at(struct node *d, const char *name, char *stored,
 	 * before a fence until the events queued by then were applied: it
 	 * then holds every name that existed at the fence.  That count is
 	 * remembered (settled), and later misses need no fence until a name
-	 * is found gone again: misses stay free where SOURCE is quiet.
+	 * is found gone again: misses stay free where SOURCE is quiet.  A
+	 * name whose last event in a read was its unlink does not count: an
+	 * unlink leaves no other name that the index could lack, so
+	 * create+unlink loops (ours included) need no fences either.
 	 */
 	struct dirstate *ds = d->dir;
 	unsigned gone = atomic_load(&ds->gone);
@@ -133,7 +136,7 @@ static int resolve_at(struct node *d, const char *name, char *stored,
 		/* Not there (any more): make the index agree with SOURCE.
 		 * Rechecked under the index lock, as a change through the
 		 * mount may be re-creating it right now. */
-		dir_index_recheck(d, stored);
+		dir_index_recheck(d, stored, 0);
 	}
 	return -ENOENT;
 }

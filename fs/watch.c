@@ -211,11 +211,13 @@ void watch_unwatch(struct node *d)
 struct pending {
 	struct node *n; /* held */
 	int wd;
+	uint32_t mask; /* of the name's last event in its read */
 	char name[NAME_BUF];
 };
 
 /* Apply one event to the index (imutex held).  Returns 1 if the caller
- * should run coherence for (n, name) afterwards, with n held. */
+ * should recheck (n, name) in the index once the read's events are all
+ * seen, then run coherence for it, with n held. */
 static int apply(const struct inotify_event *ev, struct pending *out)
 {
 	struct node *n;
@@ -250,9 +252,9 @@ static int apply(const struct inotify_event *ev, struct pending *out)
 		node_put(n);
 		return 0;
 	}
-	dir_index_recheck(n, ev->name);
 	out->n = n;
 	out->wd = ev->wd;
+	out->mask = ev->mask;
 	snprintf(out->name, sizeof out->name, "%s", ev->name);
 	return 1;
 }
@@ -300,14 +302,14 @@ static void drain(int from_thread)
 	char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
 	struct pending *pend = NULL;
 	size_t npend = 0, cap = 0;
-	int overflow = 0, queued;
+	int overflow = 0, queued = INT_MAX, bounded = 0;
 
 	pthread_mutex_lock(&imutex);
 	/* Only the events queued now, those of every change that returned
 	 * before this call: a process busy changing SOURCE would otherwise
-	 * keep us reading its newer events for as long as it goes on. */
-	if (ioctl(ifd, FIONREAD, &queued) < 0)
-		queued = INT_MAX;
+	 * keep us reading its newer events for as long as it goes on.  The
+	 * first read takes them all unless it fills buf; only then does
+	 * FIONREAD bound the rest (below). */
 	while (queued > 0) {
 		ssize_t n = read(ifd, buf, sizeof buf);
 		if (n <= 0)
@@ -317,6 +319,7 @@ static void drain(int from_thread)
 		 * of this read: a name needs one look per read, however many
 		 * events it has in it (slot: its pend index + 1). */
 		uint32_t seen[64] = { 0 };
+		size_t first = npend;
 		for (ssize_t off = 0; off < n;) {
 			const struct inotify_event *ev = (const void *)(buf + off);
 			uint32_t *slot = NULL;
@@ -327,8 +330,10 @@ static void drain(int from_thread)
 					h = (h ^ (unsigned char)*c) * 16777619u;
 				slot = &seen[h % 64];
 				if (*slot && pend[*slot - 1].wd == ev->wd &&
-				    !strcmp(pend[*slot - 1].name, ev->name))
+				    !strcmp(pend[*slot - 1].name, ev->name)) {
+					pend[*slot - 1].mask = ev->mask;
 					continue;
+				}
 			}
 			if (npend == cap) {
 				size_t nc = cap ? cap * 2 : 16;
@@ -348,6 +353,20 @@ static void drain(int from_thread)
 					*slot = (uint32_t)npend + 1;
 				npend++;
 			}
+		}
+		/* A name whose last event here is its unlink is absent for
+		 * that reason: no other name came of it (resolve.c). */
+		for (size_t i = first; i < npend; i++)
+			dir_index_recheck(pend[i].n, pend[i].name,
+					  !!(pend[i].mask & IN_DELETE));
+		if (!bounded) {
+			/* room left for the largest event: the queue is empty */
+			if ((size_t)n <= sizeof buf - sizeof(struct inotify_event) -
+						  NAME_MAX - 1)
+				break;
+			bounded = 1;
+			if (ioctl(ifd, FIONREAD, &queued) < 0)
+				queued = INT_MAX;
 		}
 	}
 	/* Every index built so far may have missed changes: all stale. */

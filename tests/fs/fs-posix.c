@@ -96,7 +96,7 @@ static const char *const sections[] = {
 	"nofile_indexes", "nofile_bigindex", "nofile_create", "source_locks", "late_release", "stop_with_waiter",
 	"relative_stop", "ro_rw", "allow_other", "create_existing", "setid_write", "sticky_swap",
 	"sticky_user_daemon", "plain_create_user_daemon", "create_plain_fifo", "listxattr_race",
-	"mkdir_swap", "acl", "acl_nodefperm", "chattr_race", "user_mount", NULL};
+	"mkdir_swap", "acl", "acl_nodefperm", "chattr_race", "user_mount", "daemon_syscalls", NULL};
 
 #ifndef FSTEST_SRCDIR
 #define FSTEST_SRCDIR "tests/fs" /* (built by hand: run from the tree's root) */
@@ -2497,6 +2497,106 @@ static void sec_mkdir_swap(void)
 	t_umount(&m);
 }
 
+/*
+ * What the daemon calls that it need not, counted with strace attached
+ * to it over create+close+unlink loops in a folding directory:
+ *  - FLUSH (each close) on a SOURCE whose file system does nothing at
+ *    close (ext4, tmpfs, xfs) has no deferred error to fetch: no dup();
+ *  - the caller's umask, set per thread, needs setting only when it
+ *    changes, and unlink needs none: no umask() for the same umask;
+ *  - reading inotify events needs FIONREAD only when one read does not
+ *    take them all: no ioctl() for a few events.
+ */
+static void sec_daemon_syscalls(void)
+{
+	t_section("create+close+unlink: no dup, umask or FIONREAD each time");
+	const char *src = t_newdir("src-syscalls");
+	char out[4200], buf[4096], pid[16], name[32];
+	struct t_mount m = {0};
+	struct statfs sf;
+	enum { LOOPS = 100 };
+	const char *calls[] = {"dup", "umask", "ioctl"};
+	int n_calls[3] = {-1, -1, -1}, bad = 0, status;
+	if (statfs(src, &sf) < 0 ||
+	    (sf.f_type != 0xEF53 && sf.f_type != 0x01021994 &&
+	     sf.f_type != 0x58465342)) {
+		t_skip("daemon_syscalls: scratch root is not ext4, tmpfs or xfs");
+		return;
+	}
+	if (access("/usr/bin/strace", X_OK) != 0) {
+		t_skip("daemon_syscalls: no /usr/bin/strace");
+		return;
+	}
+	mkdir(t_path(src, "d"), 0755);
+	if (t_mount(&m, src, "casefold,watch=inotify") || !m.pid) {
+		CHECK(0, "mount with a known daemon pid");
+		return;
+	}
+	struct stat st;
+	CHECK_OK(stat(t_path(m.mnt, "D"), &st), "view: D (root indexed)");
+	CHECK(stat(t_path(m.mnt, "d/X"), &st) < 0 && errno == ENOENT,
+	      "view: d/X is not there (d indexed)");
+	snprintf(out, sizeof out, "%s", t_path(src, "../syscalls-strace"));
+	snprintf(pid, sizeof pid, "%d", (int)m.pid);
+	fflush(stdout);
+	pid_t tr = fork();
+	if (tr == 0) {
+		execl("/usr/bin/strace", "strace", "-f", "-qq", "-c", "-U",
+		      "calls,syscall", "-e", "trace=dup,umask,ioctl", "-o", out,
+		      "-p", pid, (char *)NULL);
+		_exit(127);
+	}
+	t_track_child(tr);
+	/* strace -p has attached once the daemon shows a tracer */
+	for (int i = 0; i < 200; i++) {
+		int traced = 0;
+		snprintf(buf, sizeof buf, "/proc/%d/status", (int)m.pid);
+		FILE *f = fopen(buf, "re");
+		while (f && fgets(buf, sizeof buf, f))
+			if (!strncmp(buf, "TracerPid:", 10))
+				traced = atoi(buf + 10) != 0;
+		if (f)
+			fclose(f);
+		if (traced)
+			break;
+		t_sleep_ms(10);
+	}
+	t_sleep_ms(200);
+	for (int i = 0; i < LOOPS; i++) {
+		snprintf(name, sizeof name, "d/n%d", i);
+		const char *p = t_path(m.mnt, name);
+		int fd = open(p, O_CREAT | O_EXCL | O_RDWR, 0644);
+		if (fd < 0 || close(fd) < 0 || unlink(p) < 0)
+			bad++;
+	}
+	t_sleep_ms(200);
+	kill(tr, SIGINT);
+	waitpid(tr, &status, 0);
+	/* strace -c writes nothing when nothing was called */
+	FILE *f = fopen(out, "re");
+	for (int i = 0; i < 3; i++)
+		if (f && !(WIFEXITED(status) && WEXITSTATUS(status) == 127))
+			n_calls[i] = 0;
+	while (f && fgets(buf, sizeof buf, f)) {
+		int n;
+		char sys[32];
+		if (sscanf(buf, "%d %31s", &n, sys) != 2)
+			continue;
+		for (int i = 0; i < 3; i++)
+			if (!strcmp(sys, calls[i]))
+				n_calls[i] = n;
+	}
+	if (f)
+		fclose(f);
+	CHECK(!bad, "%d create+close+unlink loops through the view: %d failed",
+	      LOOPS, bad);
+	for (int i = 0; i < 3; i++)
+		CHECK(n_calls[i] >= 0 && n_calls[i] < LOOPS / 10,
+		      "%d loops: %d %s() in the daemon", LOOPS, n_calls[i],
+		      calls[i]);
+	t_umount(&m);
+}
+
 static void sec_user_mount(void)
 {
 	static const char fusermount[] = "/usr/bin/fusermount3";
@@ -3645,5 +3745,7 @@ int main(int argc, char **argv)
 		sec_chattr_race();
 	if (t_want("user_mount"))
 		sec_user_mount();
+	if (t_want("daemon_syscalls"))
+		sec_daemon_syscalls();
 	return t_finish();
 }

@@ -96,7 +96,7 @@ static int extra_opt(const char *o, const char *v)
 static const char *const sections[] = {
 	"watch", "attr", "create_over_negative", "removed_indexed", "watch_cap",
 	"evict_changes", "inval_reused", "poll_race", "settle_race", "cleanup_after_expiry", "remote_source",
-	"poll_coarse", "index_fd_cap", "busy_source", "rename_spellings", "overflow", NULL};
+	"poll_coarse", "index_fd_cap", "busy_source", "rename_spellings", "unlink_unfenced", "overflow", NULL};
 
 enum want_kind { EXISTS, ABSENT, CONTENT, LISTED, UNLISTED, SAME_INO };
 
@@ -613,6 +613,84 @@ static void run_rename_spellings(void)
 	      "%d lookups of d/FILE while SOURCE renames file <-> File: "
 	      "%d ENOENT, %d other errors (renamer %s)", n, enoent, other,
 	      renaming ? "still ran" : "had stopped");
+	t_umount(&m);
+}
+
+/*
+ * A miss is proven by a fence (an open and read of the directory in
+ * SOURCE) only after a name was found gone in a way that may hide
+ * another.  An unlink does not: create+unlink loops through the view
+ * must not fence at every create.  The fences are seen as the opens of
+ * SOURCE's directory itself that an inotify watch of it reports.
+ */
+static void run_unlink_unfenced(void)
+{
+	t_section("create+unlink through the view does not fence each miss");
+	const char *src = t_newdir("src-unfenced");
+	struct t_mount m = {0};
+	struct stat st;
+	char name[64], buf[4096]
+		__attribute__((aligned(__alignof__(struct inotify_event))));
+	enum { LOOPS = 200 };
+	int opens = 0, bad = 0;
+	mkdir(t_path(src, "d"), 0755);
+	t_write_file(t_path(src, "d/file"), "x");
+	if (t_mount(&m, src, "casefold,watch=inotify,cache=none"))
+		return;
+	CHECK_OK(stat(t_path(m.mnt, "d/FILE"), &st),
+		 "view: d/FILE (d's index is built and watched)");
+	int in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (in < 0 || inotify_add_watch(in, t_path(src, "d"), IN_OPEN) < 0) {
+		CHECK(0, "inotify watch of SOURCE's d: %s", strerror(errno));
+		t_umount(&m);
+		return;
+	}
+	for (int i = 0; i < LOOPS; i++) {
+		snprintf(name, sizeof name, "d/new%d", i);
+		int fd = open(t_path(m.mnt, name), O_CREAT | O_EXCL | O_WRONLY,
+			      0644);
+		if (fd < 0 || close(fd) || unlink(t_path(m.mnt, name)))
+			bad++;
+	}
+	/* The events of the last loops may still be applied: the count
+	 * only needs to be far below one per loop. */
+	for (ssize_t n; (n = read(in, buf, sizeof buf)) > 0;) {
+		for (ssize_t off = 0; off < n;) {
+			const struct inotify_event *ev = (const void *)(buf + off);
+			opens += !ev->len;
+			off += (ssize_t)(sizeof *ev + ev->len);
+		}
+	}
+	close(in);
+	CHECK(!bad && opens < LOOPS / 10,
+	      "%d create+unlink loops in d: %d failed, %d fences (opens of "
+	      "d in SOURCE)", LOOPS, bad, opens);
+	/* Unfenced unlinks must not lose a name moved by link+unlink,
+	 * where one of the two spellings always exists. */
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		char a[4200], b[4200];
+		snprintf(a, sizeof a, "%s/d/file", src);
+		snprintf(b, sizeof b, "%s/d/File", src);
+		for (double end = t_now() + 30; t_now() < end;) {
+			link(a, b);
+			unlink(a);
+			link(b, a);
+			unlink(b);
+		}
+		_exit(0);
+	}
+	t_track_child(pid);
+	const char *p = t_path(m.mnt, "d/FILE");
+	int n = 0, enoent = 0;
+	for (double end = t_now() + 5; t_now() < end; n++)
+		enoent += stat(p, &st) != 0;
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	CHECK(n > 1000 && !enoent,
+	      "%d lookups of d/FILE while SOURCE moves file <-> File by "
+	      "link+unlink: %d failed", n, enoent);
 	t_umount(&m);
 }
 
@@ -1473,6 +1551,8 @@ int main(int argc, char **argv)
 		run_busy_source();
 	if (t_want("rename_spellings"))
 		run_rename_spellings();
+	if (t_want("unlink_unfenced"))
+		run_unlink_unfenced();
 	if (t_want("overflow"))
 		run_overflow();
 	return t_finish();
