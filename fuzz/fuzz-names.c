@@ -123,6 +123,9 @@ static char base[256];
 /* Changes made in SOURCE not yet seen by the index, per directory. */
 #define PEND_MAX 64
 static char pend[2][PEND_MAX][NAME_BUF];
+/* its last change was a removal (watch.c: the mask of a name's last
+ * event in a read; all that is pending is one read here) */
+static char pend_unlinked[2][PEND_MAX];
 static size_t npend[2];
 static int overflow[2]; /* more than that: events lost (IN_Q_OVERFLOW) */
 
@@ -272,7 +275,7 @@ void watch_sync(struct node *d)
 		pthread_mutex_unlock(&d->dir->ilock);
 	} else {
 		for (size_t k = 0; k < npend[i]; k++)
-			dir_index_recheck(d, pend[i][k]);
+			dir_index_recheck(d, pend[i][k], pend_unlinked[i][k]);
 	}
 	npend[i] = 0;
 	overflow[i] = 0;
@@ -300,6 +303,10 @@ int file_as_writer(fuse_req_t req, int fd, struct creds *c)
 void file_undirect(int fd)
 {
 	(void)fd;
+}
+
+void file_appending(void)
+{
 }
 
 /* Marks the directory a mkdir made (the leaf, last node_get). */
@@ -1182,10 +1189,17 @@ static void external(int d, const char *name, int kind, int report)
 	}
 	if (r < 0 || (kind == 'k' && !report))
 		return;
-	if (npend[d] < PEND_MAX)
+	for (size_t k = 0; k < npend[d]; k++)
+		if (!strcmp(pend[d][k], name)) {
+			pend_unlinked[d][k] = kind == 'k';
+			return;
+		}
+	if (npend[d] < PEND_MAX) {
+		pend_unlinked[d][npend[d]] = kind == 'k';
 		strcpy(pend[d][npend[d]++], name);
-	else
+	} else {
 		overflow[d] = 1;
+	}
 }
 
 /* ---- the sweep of indexes of removed directories ---- */
