@@ -572,6 +572,35 @@ out:
  * never fail, as it never does on an ext4 casefold directory.  (Each
  * event is applied by looking at its own name: the looks at "file" and
  * at "File" could fall on either side of a rename and find both gone.) */
+/* A child that moves SOURCE's d/file to d/File and back for secs
+ * seconds: by rename, or by link+unlink (one spelling always exists). */
+static pid_t respell_loop(const char *src, int by_link, double secs)
+{
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		char a[4200], b[4200];
+		snprintf(a, sizeof a, "%s/d/file", src);
+		snprintf(b, sizeof b, "%s/d/File", src);
+		for (double end = t_now() + secs; t_now() < end;) {
+			if (by_link) {
+				link(a, b);
+				unlink(a);
+				link(b, a);
+				unlink(b);
+				continue;
+			}
+			for (int i = 0; i < 100; i++) {
+				rename(a, b);
+				rename(b, a);
+			}
+		}
+		_exit(0);
+	}
+	t_track_child(pid);
+	return pid;
+}
+
 static void run_rename_spellings(void)
 {
 	t_section("a name SOURCE renames between two spellings is always found");
@@ -585,21 +614,7 @@ static void run_rename_spellings(void)
 		return;
 	const char *p = t_path(m.mnt, "d/FILE");
 	CHECK_OK(stat(p, &st), "view: d/FILE (d's index is built and watched)");
-	fflush(stdout);
-	pid_t pid = fork();
-	if (pid == 0) {
-		char a[4200], b[4200];
-		snprintf(a, sizeof a, "%s/d/file", src);
-		snprintf(b, sizeof b, "%s/d/File", src);
-		for (double end = t_now() + 60; t_now() < end;) {
-			for (int i = 0; i < 100; i++) {
-				rename(a, b);
-				rename(b, a);
-			}
-		}
-		_exit(0);
-	}
-	t_track_child(pid);
+	pid_t pid = respell_loop(src, 0, 60);
 	t_sleep_ms(50);
 	int n = 0, enoent = 0, other = 0;
 	for (double end = t_now() + 30; n < LOOKUPS && t_now() < end; n++) {
@@ -667,21 +682,7 @@ static void run_unlink_unfenced(void)
 	      "d in SOURCE)", LOOPS, bad, opens);
 	/* Unfenced unlinks must not lose a name moved by link+unlink,
 	 * where one of the two spellings always exists. */
-	fflush(stdout);
-	pid_t pid = fork();
-	if (pid == 0) {
-		char a[4200], b[4200];
-		snprintf(a, sizeof a, "%s/d/file", src);
-		snprintf(b, sizeof b, "%s/d/File", src);
-		for (double end = t_now() + 30; t_now() < end;) {
-			link(a, b);
-			unlink(a);
-			link(b, a);
-			unlink(b);
-		}
-		_exit(0);
-	}
-	t_track_child(pid);
+	pid_t pid = respell_loop(src, 1, 30);
 	const char *p = t_path(m.mnt, "d/FILE");
 	int n = 0, enoent = 0;
 	for (double end = t_now() + 5; t_now() < end; n++)
