@@ -53,7 +53,7 @@ CONF_SRCS="test-conformance conf-util conf-normtest conf-casefold conf-closure
 	   conf-canon conf-version conf-vectors conf-encoding"
 
 rm -rf "$B/obj"
-mkdir -p "$B/obj/lib" "$B/obj/nolanes" "$B/obj/tests" "$B/obj/tools" "$B/logs"
+mkdir -p "$B/obj/lib" "$B/obj/nolanes" "$B/obj/tests" "$B/obj/tools" "$B/obj/common" "$B/logs"
 
 xcc() { # xcc OUT.o SRC.c [FLAGS...]
 	local out=$1 src=$2
