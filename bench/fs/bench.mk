@@ -6,8 +6,9 @@
 FSBENCH     := $(BUILD)/bench/fs/fsbench
 FSBENCH_OBJ := $(BUILD)/obj/bench/fs
 
+# FSBENCH_SRCDIR: where sqlite-bench.py is, from whatever directory it runs
 $(FSBENCH_OBJ)/fsbench.o: bench/fs/fsbench.c tests/fs/harness.h | $(FSBENCH_OBJ)/
-	$(CC) $(CFLAGS_BASE) -c -o $@ $<
+	$(CC) $(CFLAGS_BASE) -DFSBENCH_SRCDIR='"$(abspath bench/fs)"' -c -o $@ $<
 
 $(FSBENCH_OBJ)/harness.o: tests/fs/harness.c tests/fs/harness.h | $(FSBENCH_OBJ)/
 	$(CC) $(CFLAGS_BASE) -c -o $@ $<

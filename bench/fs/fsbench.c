@@ -26,6 +26,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifndef FSBENCH_SRCDIR
+#define FSBENCH_SRCDIR "bench/fs" /* (built by hand: run from the tree's root) */
+#endif
+
 static const char help[] =
 	"NAME\n"
 	"    fsbench - foldfs vs native and plain-passthrough FUSE, side by side\n"
@@ -548,8 +552,8 @@ static void sqlite_rates(void)
 				if (!up[c])
 					continue;
 				snprintf(nb, sizeof nb, "%d", n);
-				const char *argv[] = {"python3", "bench/fs/sqlite-bench.py", d[c], nb,
-						      modes[mi], NULL};
+				const char *argv[] = {"python3", FSBENCH_SRCDIR "/sqlite-bench.py",
+						      d[c], nb, modes[mi], NULL};
 				int rc = t_run(argv, out, sizeof out, 300);
 				if (rc == 77) {
 					printf("  not measured: %s", out);
