@@ -2487,6 +2487,13 @@ static void sec_mkdir_swap(void)
 	}
 	kill(w, SIGKILL);
 	waitpid(w, NULL, 0);
+	/* The watcher may have acted on the last mkdir's event after the
+	 * loop's last look (slow under TSan): that swap is put back too. */
+	if (stat(victim, &st) != 0 && rename(snew, victim) == 0) {
+		swaps++;
+		marked += getxattr(victim, "user.foldfs.casefold", x, sizeof x) > 0;
+		removexattr(victim, "user.foldfs.casefold");
+	}
 	if (swaps == 0)
 		t_note("no rename came between a mkdir and its mark here");
 	CHECK(marked == 0 && stat(victim, &st) == 0,
