@@ -80,10 +80,8 @@ static int cmp_streams(struct fstream *x, unsigned xn, struct fstream *y,
 	if (mode != ORDER)
 		return d;
 	/* An early answer stands only if both names are well formed. */
-	if ((x->p < x->end &&
-	     fold_utf8_check(x->p, (size_t)(x->end - x->p)) >= 0) ||
-	    (y->p < y->end &&
-	     fold_utf8_check(y->p, (size_t)(y->end - y->p)) >= 0))
+	if (!fold_utf8_ok2(x->p, (size_t)(x->end - x->p), y->p,
+			   (size_t)(y->end - y->p)))
 		return 2;
 	return d;
 }
@@ -218,9 +216,9 @@ static int cmp(const struct fold_ctx *ctx, const char *a, size_t an,
 				return 1;
 			/* equal keys: equal names unless the prefix is
 			 * ill formed (then both are opaque and differ) */
-			return j && fold_utf8_check(ua, j) >= 0;
+			return j && !fold_utf8_ok(ua, j);
 		}
-		if (j && fold_utf8_check(ua, j) >= 0) {
+		if (j && !fold_utf8_ok(ua, j)) {
 			/* the shared prefix is ill formed: both are opaque */
 			d = memcmp(a, b, n);
 			return d ? (d < 0 ? -1 : 1) :
@@ -236,8 +234,8 @@ static int cmp(const struct fold_ctx *ctx, const char *a, size_t an,
 			if (hx >= 0 &&
 			    (hy = fs_head(ctx, ub + j, ub + bn)) >= 0 &&
 			    hx != hy) {
-				if (fold_utf8_check(ua + j, an - j) >= 0 ||
-				    fold_utf8_check(ub + j, bn - j) >= 0)
+				if (!fold_utf8_ok2(ua + j, an - j, ub + j,
+						   bn - j))
 					goto slow;
 				return hx < hy ? -1 : 1;
 			}

@@ -15,6 +15,11 @@
 /* -1 if s is well-formed UTF-8 (no NUL), else the offset of the first
  * byte of the first ill-formed sequence. */
 long fold_utf8_check(const unsigned char *s, size_t n);
+/* 1 if s[0..n) is well-formed UTF-8 (no NUL), else 0; and the same for
+ * two strings at once (both well formed). */
+int fold_utf8_ok(const unsigned char *s, size_t n);
+int fold_utf8_ok2(const unsigned char *a, size_t an, const unsigned char *b,
+		  size_t bn);
 /* Same, under ctx's charset. */
 long fold_check(const struct fold_ctx *ctx, const char *s, size_t n);
 /* 1 in the reference copy that test-lib-lanes checks the library against

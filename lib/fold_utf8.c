@@ -31,7 +31,119 @@ static inline int three_byte2(uint64_t w)
 	       (0xDFFEu >> (w & 0xF) & 1) && (0xDFFEu >> (w >> 24 & 0xF) & 1);
 }
 
-long fold_utf8_check(const unsigned char *s, size_t n)
+/*
+ * Well-formedness as a yes/no answer, by a shift-based automaton: each
+ * byte's class selects a row of 64 bits that holds, for every state, the
+ * next one (as its bit offset in the row, a multiple of 6), so a byte
+ * costs one shift on the chain of dependent instructions and no branch:
+ * a name that changes script between ASCII, two-, three- and four-byte
+ * sequences makes no mispredictions.  fold_utf8_check() runs the
+ * branchy scan below only when the automaton rejects the name, to find
+ * the offset.  States: ACC a sequence may start; N1..N3 that many
+ * continuation bytes 80..BF are due; SE0, SED, SF0, SF4 after the lead
+ * bytes with a narrower second byte (E0: A0..BF, ED: 80..9F, F0: 90..BF,
+ * F4: 80..8F); ERR absorbs.
+ */
+enum { ACC = 0, N1 = 6, N2 = 12, N3 = 18, SE0 = 24, SED = 30, SF0 = 36,
+       SF4 = 42, ERR = 48 };
+
+#define ROW(acc, n1, n2, n3, e0, ed, f0, f4)                                 \
+	((uint64_t)(acc) | (uint64_t)(n1) << N1 | (uint64_t)(n2) << N2 |     \
+	 (uint64_t)(n3) << N3 | (uint64_t)(e0) << SE0 |                       \
+	 (uint64_t)(ed) << SED | (uint64_t)(f0) << SF0 |                      \
+	 (uint64_t)(f4) << SF4 | (uint64_t)ERR << ERR)
+
+/* The byte classes, and their rows (next state from ACC, N1, N2, N3, SE0,
+ * SED, SF0, SF4). */
+enum { B_BAD, B_ASCII, B_C80, B_C90, B_CA0, B_L2, B_E0, B_L3, B_ED, B_F0,
+       B_L4, B_F4 };
+
+static const uint64_t u8_row[] = {
+	[B_BAD] = ROW(ERR, ERR, ERR, ERR, ERR, ERR, ERR, ERR),
+	[B_ASCII] = ROW(ACC, ERR, ERR, ERR, ERR, ERR, ERR, ERR),
+	[B_C80] = ROW(ERR, ACC, N1, N2, ERR, N1, ERR, N2),
+	[B_C90] = ROW(ERR, ACC, N1, N2, ERR, N1, N2, ERR),
+	[B_CA0] = ROW(ERR, ACC, N1, N2, N1, ERR, N2, ERR),
+	[B_L2] = ROW(N1, ERR, ERR, ERR, ERR, ERR, ERR, ERR),
+	[B_E0] = ROW(SE0, ERR, ERR, ERR, ERR, ERR, ERR, ERR),
+	[B_L3] = ROW(N2, ERR, ERR, ERR, ERR, ERR, ERR, ERR),
+	[B_ED] = ROW(SED, ERR, ERR, ERR, ERR, ERR, ERR, ERR),
+	[B_F0] = ROW(SF0, ERR, ERR, ERR, ERR, ERR, ERR, ERR),
+	[B_L4] = ROW(N3, ERR, ERR, ERR, ERR, ERR, ERR, ERR),
+	[B_F4] = ROW(SF4, ERR, ERR, ERR, ERR, ERR, ERR, ERR),
+};
+
+/* Class of each byte: NUL, C0, C1 and F5..FF are never well formed. */
+#define A B_ASCII
+#define X B_BAD
+#define C8 B_C80
+#define C9 B_C90
+#define CA B_CA0
+#define L2 B_L2
+#define L3 B_L3
+#define L4 B_L4
+static const uint8_t u8_class[256] = {
+	X,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A, /* 00 */
+	A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A, /* 10 */
+	A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A, /* 20 */
+	A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A, /* 30 */
+	A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A, /* 40 */
+	A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A, /* 50 */
+	A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A, /* 60 */
+	A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A,  A, /* 70 */
+	C8, C8, C8, C8, C8, C8, C8, C8, C8, C8, C8, C8, C8, C8, C8, C8, /* 80 */
+	C9, C9, C9, C9, C9, C9, C9, C9, C9, C9, C9, C9, C9, C9, C9, C9, /* 90 */
+	CA, CA, CA, CA, CA, CA, CA, CA, CA, CA, CA, CA, CA, CA, CA, CA, /* A0 */
+	CA, CA, CA, CA, CA, CA, CA, CA, CA, CA, CA, CA, CA, CA, CA, CA, /* B0 */
+	X,  X,  L2, L2, L2, L2, L2, L2, L2, L2, L2, L2, L2, L2, L2, L2, /* C0 */
+	L2, L2, L2, L2, L2, L2, L2, L2, L2, L2, L2, L2, L2, L2, L2, L2, /* D0 */
+	B_E0, L3, L3, L3, L3, L3, L3, L3, L3, L3, L3, L3, L3, B_ED, L3, L3, /* E0 */
+	B_F0, L4, L4, L4, B_F4, X, X, X, X, X, X, X, X, X, X, X, /* F0 */
+};
+#undef A
+#undef X
+#undef C8
+#undef C9
+#undef CA
+#undef L2
+#undef L3
+#undef L4
+
+/* The automaton's step: the next state from st's low 6 bits (the shift
+ * count; the bits above them are left-overs of the row, ignored). */
+static inline __attribute__((always_inline)) uint64_t u8_step(uint64_t st,
+							      unsigned c)
+{
+	return u8_row[u8_class[c]] >> (st & 63);
+}
+
+int fold_utf8_ok(const unsigned char *s, size_t n)
+{
+	uint64_t st = ACC;
+	size_t i = 0;
+	for (; i < n; i++)
+		st = u8_step(st, s[i]);
+	return (st & 63) == ACC;
+}
+
+int fold_utf8_ok2(const unsigned char *a, size_t an, const unsigned char *b,
+		  size_t bn)
+{
+	uint64_t sa = ACC, sb = ACC;
+	size_t i = 0, n = an < bn ? an : bn;
+	/* two independent chains, interleaved */
+	for (; i < n; i++) {
+		sa = u8_step(sa, a[i]);
+		sb = u8_step(sb, b[i]);
+	}
+	for (; i < an; i++)
+		sa = u8_step(sa, a[i]);
+	for (; i < bn; i++)
+		sb = u8_step(sb, b[i]);
+	return ((sa | sb) & 63) == ACC;
+}
+
+static long check_slow(const unsigned char *s, size_t n)
 {
 	size_t i = 0;
 	while (i < n) {
@@ -117,6 +229,13 @@ long fold_utf8_check(const unsigned char *s, size_t n)
 		}
 	}
 	return -1;
+}
+
+long fold_utf8_check(const unsigned char *s, size_t n)
+{
+	if (!FOLD_REFERENCE && fold_utf8_ok(s, n))
+		return -1;
+	return check_slow(s, n);
 }
 
 long fold_check(const struct fold_ctx *ctx, const char *s, size_t n)

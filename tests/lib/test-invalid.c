@@ -4,6 +4,9 @@
  *  - a table of ill-formed UTF-8 with the fold_validate() offset each must
  *    report (first byte of the first ill-formed sequence), derived from the
  *    table's construction, not from the library;
+ *  - the validators against a plain reading of the standard's table of
+ *    well-formed sequences: every string of up to three bytes, four-byte
+ *    strings at every byte-class boundary, random strings and pairs;
  *  - opaque-blob rules: an ill-formed name is never folded, equals only
  *    itself, hashes equal only to itself; strict contexts refuse it;
  *  - the output-buffer contract (guard bytes past cap, cap 0, exact fit);
@@ -259,6 +262,157 @@ static void check_positions(void)
 			}
 		}
 	}
+}
+
+/* ---- the validator against a plain reading of the standard ------------ */
+
+/* libfold's internal yes/no validators (lib/fold_internal.h; hidden in the
+ * shared object, linked here from libfold.a). */
+int fold_utf8_ok(const unsigned char *s, size_t n);
+int fold_utf8_ok2(const unsigned char *a, size_t an, const unsigned char *b,
+		  size_t bn);
+
+/* Offset of the first ill-formed sequence of s[0..n), -1 if none: the
+ * Unicode Standard's table of well-formed byte sequences (Table 3-7),
+ * read byte by byte, with NUL refused as names refuse it. */
+static long ref_check(const unsigned char *s, size_t n)
+{
+	size_t i = 0;
+	while (i < n) {
+		unsigned c = s[i], len, lo = 0x80, hi = 0xBF;
+		if (c == 0)
+			return (long)i;
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		if (c >= 0xC2 && c <= 0xDF)
+			len = 2;
+		else if (c >= 0xE0 && c <= 0xEF)
+			len = 3;
+		else if (c >= 0xF0 && c <= 0xF4)
+			len = 4;
+		else
+			return (long)i;
+		if (c == 0xE0)
+			lo = 0xA0;
+		else if (c == 0xED)
+			hi = 0x9F;
+		else if (c == 0xF0)
+			lo = 0x90;
+		else if (c == 0xF4)
+			hi = 0x8F;
+		if (i + len > n || s[i + 1] < lo || s[i + 1] > hi)
+			return (long)i;
+		for (unsigned k = 2; k < len; k++)
+			if ((s[i + k] & 0xC0) != 0x80)
+				return (long)i;
+		i += len;
+	}
+	return -1;
+}
+
+/* One string: fold_validate's verdict and offset, and the internal
+ * yes/no answer, as the reference says. */
+static int validate_one(const struct fold_ctx *c, const unsigned char *s,
+			size_t n)
+{
+	long want = ref_check(s, n);
+	size_t off = 9999;
+	int r = fold_validate(c, (const char *)s, n, &off);
+	int ok = want < 0 ? r == 0 : r == FOLD_EILSEQ && off == (size_t)want;
+	ok &= fold_utf8_ok(s, n) == (want < 0);
+	if (ok) /* (no message to format: millions of these) */
+		return ck(1, "validator");
+	return ck(0, "%s: validate %d offset %zu, ok %d; reference %ld",
+		  ck_hex(s, n), r, off, fold_utf8_ok(s, n), want);
+}
+
+/* Every string of up to three bytes; four-byte strings of every first
+ * two bytes and third and fourth bytes at every class boundary; random
+ * strings of well-formed pieces and bad bytes, also two at a time
+ * (fold_utf8_ok2).  The yes/no validator is an automaton on byte classes,
+ * so the boundaries of every class are what matters. */
+static void check_validator(void)
+{
+	static const unsigned char edge[] = {
+		0x00, 0x01, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF,
+		0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC, 0xED, 0xEE, 0xEF,
+		0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF};
+	static const char *const pieces[] = {
+		"a", "Z", " ", "\xC3\xA9", "\xC2\x80", "\xDF\xBF",
+		"\xE0\xA0\x80", "\xE1\x80\x80", "\xED\x9F\xBF", "\xEE\x80\x80",
+		"\xEF\xBF\xBD", "\xE4\xBD\xA0", "\xF0\x90\x80\x80",
+		"\xF0\x9F\x98\x80", "\xF3\xBF\xBF\xBF", "\xF4\x8F\xBF\xBF"};
+	static const unsigned char bad[] = {
+		0x00, 0x80, 0xBF, 0xC0, 0xC1, 0xC2, 0xE0, 0xED, 0xF0, 0xF4,
+		0xF5, 0xFF};
+	unsigned long fail0 = ck_total_fail, n4 = 0, nr = 0;
+	uint64_t rs = 0x5DEECE66Dull;
+	unsigned char s[4], a[96], b[96];
+	struct fold_ctx c;
+
+	if (!init(&c, &ctxs[4], 0))
+		return;
+	validate_one(&c, s, 0);
+	for (unsigned x = 0; x < 256 && ck_total_fail - fail0 < 20; x++) {
+		s[0] = (unsigned char)x;
+		validate_one(&c, s, 1);
+		for (unsigned y = 0; y < 256; y++) {
+			s[1] = (unsigned char)y;
+			validate_one(&c, s, 2);
+			for (unsigned z = 0; z < 256; z++) {
+				s[2] = (unsigned char)z;
+				validate_one(&c, s, 3);
+			}
+			if (!memchr(edge, (int)x, sizeof edge))
+				continue; /* as another byte of its class */
+			for (size_t k = 0; k < sizeof edge; k++)
+				for (size_t l = 0; l < sizeof edge; l++) {
+					s[2] = edge[k];
+					s[3] = edge[l];
+					validate_one(&c, s, 4);
+					n4++;
+				}
+		}
+	}
+	for (unsigned long i = 0; i < 200000 && ck_total_fail - fail0 < 20;
+	     i++) {
+		size_t an = 0, bn = 0;
+		unsigned char *t[2] = {a, b};
+		size_t *tn[2] = {&an, &bn};
+		long wa, wb;
+		for (int h = 0; h < 2; h++) {
+			size_t len = ck_xorshift(&rs) % 60;
+			while (*tn[h] < len) {
+				uint64_t r = ck_xorshift(&rs);
+				if (r % 64 == 0) {
+					t[h][(*tn[h])++] = bad[r / 64 % sizeof bad];
+				} else {
+					const char *p =
+						pieces[r / 64 % (sizeof pieces /
+								 sizeof *pieces)];
+					size_t pn = strlen(p);
+					/* runs of a piece, as names have */
+					for (unsigned k = (unsigned)(r >> 20) % 9 + 1;
+					     k && *tn[h] + pn <= sizeof a; k--) {
+						memcpy(t[h] + *tn[h], p, pn);
+						*tn[h] += pn;
+					}
+				}
+			}
+		}
+		validate_one(&c, a, an);
+		validate_one(&c, b, bn);
+		wa = ref_check(a, an);
+		wb = ref_check(b, bn);
+		ck(fold_utf8_ok2(a, an, b, bn) == (wa < 0 && wb < 0),
+		   "%s and %s: ok2 %d, reference %ld %ld", ck_hex(a, an),
+		   ck_hex(b, bn), fold_utf8_ok2(a, an, b, bn), wa, wb);
+		nr++;
+	}
+	ck_info("every string of 0-3 bytes, %lu of 4 bytes, %lu random pairs",
+		n4, nr);
 }
 
 static void check_blobs(void)
@@ -754,7 +908,8 @@ static void usage(FILE *f)
 "Usage: test-lib-invalid [--pairs N] [--verbose N]\n"
 "\n"
 "Checks libfold on ill-formed and extreme input: fold_validate offsets for\n"
-"a table of ill-formed UTF-8, opaque-blob equality and hashing, strict\n"
+"a table of ill-formed UTF-8 and, against a reference validator, for every\n"
+"string of up to 3 bytes and many longer ones; opaque-blob equality and hashing, strict\n"
 "contexts, the output-buffer contract, huge expansions, a 10,000-mark\n"
 "combining run, NUL-terminated variants, and N random pairs per context\n"
 "(default 20000) for cmp/equal/hash consistency with the keys.\n"
@@ -789,6 +944,8 @@ int main(int argc, char **argv)
 	check_table(tr, ntr);
 	ck_info("%zu fixed and %zu generated table entries",
 		sizeof fixed / sizeof *fixed, ntr);
+	ck_group("validator");
+	check_validator();
 	ck_group("bad-byte-positions");
 	check_positions();
 	ck_group("opaque-blobs");
