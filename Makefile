@@ -65,6 +65,18 @@ demo:
 	@$(MAKE) --no-print-directory all
 	@scripts/demo.sh $(BUILD)
 
+# The dynamic linker's cache, updated only where it covers the library:
+# as root, not into a DESTDIR, and for a lib directory the linker searches
+# (a trusted one or one listed in ld.so.conf); a scratch PREFIX leaves the
+# system's cache alone.
+LDCONFIG_IF_SYSTEM = lib='$(PREFIX)/lib'; \
+	if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && \
+	   command -v ldconfig >/dev/null && \
+	   { case "$$lib" in /lib|/usr/lib|/lib64|/usr/lib64) true ;; \
+	     *) cat /etc/ld.so.conf /etc/ld.so.conf.d/*.conf 2>/dev/null | \
+		grep -qxF "$$lib" ;; esac; }; then \
+	  echo ldconfig; ldconfig; fi
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin \
 	  $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
@@ -80,9 +92,7 @@ install: all
 	  lib/libfold.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/libfold.pc
 	$(if $(INSTALL_BIN),install -m 755 $(INSTALL_BIN) $(DESTDIR)$(PREFIX)/bin/)
 	$(if $(INSTALL_MAN),scripts/install-man.sh $(DESTDIR)$(PREFIX)/share/man $(INSTALL_MAN))
-	@# the dynamic linker's cache, where it is the system's to update
-	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then \
-	  echo ldconfig; ldconfig; fi
+	@$(LDCONFIG_IF_SYSTEM)
 
 # Removes exactly what install installs (and sbin/foldfs, where earlier
 # builds put it).
@@ -97,8 +107,7 @@ uninstall:
 	  $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(INSTALL_BIN))) \
 	  $(DESTDIR)$(PREFIX)/sbin/foldfs
 	$(if $(INSTALL_MAN),scripts/install-man.sh --uninstall $(DESTDIR)$(PREFIX)/share/man $(INSTALL_MAN))
-	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then \
-	  echo ldconfig; ldconfig; fi
+	@$(LDCONFIG_IF_SYSTEM)
 
 clean:
 	rm -rf build build-*
