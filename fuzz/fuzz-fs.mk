@@ -78,7 +78,7 @@ $(FZ_OBJ)/fuzz-norm.o: fuzz/fuzz-norm.c tools/foldfs-norm.c common/u8.h \
 		$(FZ_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(TOOLS_CFLAGS) -Itools -c -o $@ $<
-$(BUILD)/fuzz-norm: $(FZ_OBJ)/fuzz-norm.o $(U8_O) \
+$(BUILD)/fuzz-norm: $(FZ_OBJ)/fuzz-norm.o $(U8_O) $(OPTERR_O) \
 		$(LIBFOLD_A)
 	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^
 
@@ -94,7 +94,7 @@ $(FZ_OBJ)/record-xfail.o: $(RECORD_O)
 $(BUILD)/fuzz-check: $(FZ_OBJ)/fuzz-check.o $(FZ_OBJ)/record-xfail.o \
 		$(addprefix $(BUILD)/obj/tools/,foldfs-check-walk.o \
 		  foldfs-check-scan.o foldfs-check-fix.o foldfs-check-undo.o \
-		  foldfs-check-report.o) $(U8_O) $(LIBFOLD_A)
+		  foldfs-check-report.o) $(U8_O) $(OPTERR_O) $(LIBFOLD_A)
 	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^
 
 $(FZ_OBJ)/fuzz-names.o: fuzz/fuzz-names.c fs/foldfs.h fs/respell.h \

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "foldfs-check.h"
+#include "opterr.h"
 
 #ifndef FOLDFS_VERSION
 #define FOLDFS_VERSION "0.1"
@@ -686,8 +687,12 @@ static int run(int argc, char **argv)
 	unsigned long v;
 	const char *env;
 
-	while ((opt = getopt_long(argc, argv, "e:p:cu:yjqxhV", longopts,
-				  NULL)) != -1) {
+	/* (":": a missing argument is told apart; our messages, escaped) */
+	static const char optstring[] = ":e:p:cu:yjqxhV";
+
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, optstring, longopts, NULL)) !=
+	       -1) {
 		switch (opt) {
 		case 'e':
 			c.encoding_opt = optarg;
@@ -786,7 +791,9 @@ static int run(int argc, char **argv)
 		case 'V':
 			printf("foldfs-check %s\n", FOLDFS_VERSION);
 			return 0;
-		default:
+		default: /* '?' or ':' */
+			opt_error(stderr, "foldfs-check", opt, argv, optind,
+				  optopt, optstring, longopts);
 			fprintf(stderr, "Try 'foldfs-check --help' for more "
 					"information.\n");
 			return EXIT_USAGE;

@@ -19,6 +19,7 @@
 #include <strings.h>
 
 #include "fold.h"
+#include "opterr.h"
 #include "u8.h"
 
 #ifndef FOLDFS_VERSION
@@ -394,6 +395,7 @@ static int run(int argc, char **argv)
 	enum fold_form form = FOLD_CASEFOLD;
 	unsigned flags = 0;
 	int have_form = 0, cmp = 0, list = 0, opt, r, i;
+	static const char optstring[] = "-:f:e:p:0vhV";
 	int nfiles = 0, nnames = 0;
 
 	g.seed.k0 = DEFAULT_K0;
@@ -402,7 +404,8 @@ static int run(int argc, char **argv)
 	 * stops at "--", so operands before it are FILEs and those after it
 	 * NAMEs.  FILE operands are collected in argv[1..nfiles], slots that
 	 * getopt has already consumed (it does not permute in this mode). */
-	while ((opt = getopt_long(argc, argv, "-f:e:p:0vhV", longopts, NULL)) !=
+	opterr = 0; /* our messages, escaped (":" tells a missing argument) */
+	while ((opt = getopt_long(argc, argv, optstring, longopts, NULL)) !=
 	       -1) {
 		switch (opt) {
 		case 1:
@@ -463,7 +466,9 @@ static int run(int argc, char **argv)
 		case 'V':
 			printf("foldfs-norm %s\n", FOLDFS_VERSION);
 			return ST_OK;
-		default:
+		default: /* '?' or ':' */
+			opt_error(stderr, "foldfs-norm", opt, argv, optind,
+				  optopt, optstring, longopts);
 			fputs("Try 'foldfs-norm --help' for more "
 			      "information.\n",
 			      stderr);

@@ -1464,7 +1464,18 @@ def test_record_terminal_safe():
           bytes.fromhex(objs[1].get("dir_hex", "")) == os.fsencode(missing),
           "--info --json: an error object for an unreadable PATH (%d) %r" %
           (rc, objs))
-    # option values quoted in usage errors, likewise
+    # option values quoted in usage errors, likewise, and the options
+    # getopt refuses (its own messages echo them raw)
+    for argv, want in ((["--x\x1b[2J"], b"option '--x\\x1b[2J' is not known"),
+                       ([b"-\x9b"], b"invalid option -- '\\x9b'"),
+                       (["--json=\x1b"], b"option '--json' doesn't allow an "
+                                         b"argument"),
+                       (["--upgrade-to"], b"option '--upgrade-to' requires an "
+                                         b"argument")):
+        rc, out, err = run(argv)
+        check(rc == 16 and err.startswith(b"foldfs-check: " + want) and
+              b"\x1b" not in err and b"\x9b" not in err and not out,
+              "%r: usage error, escaped (%d) %r" % (argv, rc, err))
     for argv in (["--flags", "x\x1b[2J"], ["--encoding", "x\x1b[2J"]):
         rc, out, err = run(argv + [root])
         check(rc == 16 and b"\x1b" not in err and b"x\\x1b[2J" in err,

@@ -16,7 +16,7 @@
 #   test-lib-invalid, test-lib-conformance,
 #   test-lib-lanes (with the -DFOLD_NO_LANES reference copy, renamed
 #   ref_fold_*, as tests/lib/suite.mk builds it)
-#   foldfs-norm (tools/foldfs-norm.c, common/u8.c)
+#   foldfs-norm (tools/foldfs-norm.c, common/u8.c, common/opterr.c)
 # then runs them under qemu-s390x: the three suites as tests/lib/suite.mk
 # runs them, and tests/tools/norm-test.py against foldfs-norm (through a
 # small wrapper, BUILD_DIR/foldfs-norm, that starts the s390x binary under
@@ -137,8 +137,9 @@ xld "$B/test-lib-lanes" "$O/test-lanes.o" "$O/check.o" "$O/siphash.o" \
 xcc "$B/obj/tools/foldfs-norm.o" tools/foldfs-norm.c \
 	-DFOLDFS_VERSION="\"$VERSION\""
 xcc "$B/obj/common/u8.o" common/u8.c
+xcc "$B/obj/common/opterr.o" common/opterr.c
 xld "$B/foldfs-norm.s390x" "$B/obj/tools/foldfs-norm.o" "$B/obj/common/u8.o" \
-	"$B/libfold.a"
+	"$B/obj/common/opterr.o" "$B/libfold.a"
 cat >"$B/foldfs-norm" <<EOF
 #!/bin/sh
 # foldfs-norm.s390x under the emulator (check-bigendian.sh)

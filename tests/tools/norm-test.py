@@ -257,6 +257,19 @@ rc, out, err = run(["--version"])
 check(rc == 0 and out.startswith(b"foldfs-norm "), "--version")
 rc, out, err = run(["--bogus"])
 check(rc == 2 and b"--help" in err, "unknown option -> 2")
+# getopt's complaints are ours: the argument escaped (glibc echoes it raw,
+# and it can be a file name made to drive the terminal), each case named
+for argv, want in (
+        (["--x\x1b[2J\u202e"], b"option '--x\\x1b[2J\\xe2\\x80\\xae' is not known"),
+        (["-\x1b"], b"invalid option -- '\\x1b'"),
+        (["--c"], b"option '--c' is ambiguous"),
+        (["--hash=\x1b"], b"option '--hash' doesn't allow an argument"),
+        (["--form"], b"option '--form' requires an argument"),
+        (["-f"], b"option requires an argument -- 'f'")):
+    rc, out, err = run(argv)
+    check(rc == 2 and err.startswith(b"foldfs-norm: " + want + b"\n") and
+          b"\x1b" not in err and u("\u202e") not in err and b"--help" in err,
+          "%r: usage error, escaped (%d) %r" % (argv, rc, err))
 rc, out, err = run(["--cmp", "--hash", "--", "a", "b"])
 check(rc == 2, "--cmp with --hash refused")
 
