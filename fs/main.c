@@ -167,6 +167,27 @@ void dlog(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/* s as a message may repeat it (foldfs_escape): an option, a path or a
+ * name may come from an untrusted tree (a script running foldfs --respell
+ * over file names) and must not send control sequences or bidi overrides
+ * to the terminal.  The result lives in one of ESC_SLOTS rotating
+ * buffers, enough for one message.  Only for the command line and the
+ * startup, which are single-threaded: never from dlog() or the workers. */
+#define ESC_SLOTS 4
+static const char *esc(const char *s)
+{
+	static char *slot[ESC_SLOTS];
+	static unsigned next;
+	size_t cap = 4 * strlen(s) + 1;
+	char *b = realloc(slot[next], cap);
+
+	if (!b)
+		die("out of memory");
+	slot[next] = b;
+	next = (next + 1) % ESC_SLOTS;
+	return foldfs_escape(s, b, cap);
+}
+
 /* ---- options ----------------------------------------------------------- */
 
 struct opts {
@@ -239,7 +260,8 @@ static void one_option(struct opts *o, const char *raw)
 		if (r)
 			die("encoding=%s: %s (known: ascii, utf8, utf8-X.Y "
 			    "for the Unicode versions this build has; see "
-			    "foldfs-norm --list-encodings)", val + 1, fold_strerror(r));
+			    "foldfs-norm --list-encodings)", esc(val + 1),
+			    fold_strerror(r));
 		if (o->encoding) {
 			/* A first mount records it for good: which of two
 			 * was meant is not ours to guess. */
@@ -250,7 +272,7 @@ static void one_option(struct opts *o, const char *raw)
 			fold_encoding_name(&c, now, sizeof now);
 			if (strcmp(was, now))
 				die("encoding=%s and encoding=%s both given; "
-				    "give one", o->encoding, val + 1);
+				    "give one", esc(o->encoding), esc(val + 1));
 			free(o->encoding);
 		}
 		o->encoding = strdup(val + 1);
@@ -272,14 +294,16 @@ static void one_option(struct opts *o, const char *raw)
 		else if (!strcmp(val + 1, "none"))
 			F.cache = CACHE_NONE;
 		else
-			die("cache=%s: expected auto, epoch or none", val + 1);
+			die("cache=%s: expected auto, epoch or none",
+			    esc(val + 1));
 	} else if (starts(opt, "lockcache=")) {
 		if (!strcmp(val + 1, "drop"))
 			F.lockkeep = 0;
 		else if (!strcmp(val + 1, "keep"))
 			F.lockkeep = 1;
 		else
-			die("lockcache=%s: expected drop or keep", val + 1);
+			die("lockcache=%s: expected drop or keep",
+			    esc(val + 1));
 	} else if (starts(opt, "watch=")) {
 		if (!strcmp(val + 1, "auto"))
 			F.watch = WATCH_AUTO;
@@ -288,14 +312,15 @@ static void one_option(struct opts *o, const char *raw)
 		else if (!strcmp(val + 1, "poll"))
 			F.watch = WATCH_POLL;
 		else
-			die("watch=%s: expected auto, inotify or poll", val + 1);
+			die("watch=%s: expected auto, inotify or poll",
+			    esc(val + 1));
 	} else if (starts(opt, "timeout=")) {
 		char *end;
 		errno = 0;
 		double t = strtod(val + 1, &end);
 		if (errno || end == val + 1 || *end || !(t >= 0) || t > 1e6)
 			die("timeout=%s: expected a number of seconds from 0 "
-			    "to 1000000", val + 1);
+			    "to 1000000", esc(val + 1));
 		F.timeout = t;
 	} else if (starts(opt, "index_mem=")) {
 		char *end;
@@ -304,7 +329,7 @@ static void one_option(struct opts *o, const char *raw)
 		if (errno || end == val + 1 || *end || m == 0 ||
 		    m > (SIZE_MAX >> 20))
 			die("index_mem=%s: expected a size in MiB >= 1",
-			    val + 1);
+			    esc(val + 1));
 		F.index_mem = (size_t)m << 20;
 	} else if (starts(opt, "max_watches=")) {
 		char *end;
@@ -313,7 +338,7 @@ static void one_option(struct opts *o, const char *raw)
 		if (errno || end == val + 1 || *end || val[1] == '-' ||
 		    m > LONG_MAX)
 			die("max_watches=%s: expected a number of watches >= 0",
-			    val + 1);
+			    esc(val + 1));
 		F.max_watches = (long)m;
 	} else if (!strcmp(opt, "defaults") || !strcmp(opt, "noauto") ||
 		   !strcmp(opt, "auto") || !strcmp(opt, "nofail") ||
@@ -336,7 +361,7 @@ static void one_option(struct opts *o, const char *raw)
 		if (errno || end == val + 1 || *end || m == 0 || m > UINT_MAX ||
 		    val[1] == '-')
 			die("max_read=%s: expected a number of bytes >= 1",
-			    val + 1);
+			    esc(val + 1));
 		F.max_read = (unsigned)m;
 		fuse_opt_append(o, raw);
 	} else if (!strcmp(opt, "debug")) {
@@ -350,7 +375,7 @@ static void one_option(struct opts *o, const char *raw)
 		/* the kernel refuses an empty one, after the checks here */
 		if ((starts(opt, "fsname=") || starts(opt, "subtype=")) &&
 		    !val[1])
-			die("%s needs a name", opt);
+			die("%s needs a name", esc(opt));
 		if (starts(opt, "fsname="))
 			o->have_fsname = 1;
 		if (starts(opt, "subtype=")) {
@@ -414,7 +439,8 @@ static int do_info(const char *source)
 	int r;
 
 	if (fd < 0) {
-		fprintf(stderr, "foldfs: %s: %s\n", source, strerror(errno));
+		fprintf(stderr, "foldfs: %s: %s\n", esc(source),
+			strerror(errno));
 		return 1;
 	}
 	r = foldfs_on_view(fd, err, sizeof err);
@@ -425,7 +451,7 @@ static int do_info(const char *source)
 			"the tree (the view is mounted over it, or named "
 			"otherwise with fsname=): unmount the view, or ask "
 			"about the tree's own directory\n",
-			source, err, err);
+			esc(source), esc(err), esc(err));
 		close(fd);
 		return 1;
 	}
@@ -434,7 +460,7 @@ static int do_info(const char *source)
 			"foldfs: %s is inside a foldfs view of %s, which hides "
 			"the tree's encoding record: ask about the directory "
 			"in %s\n",
-			source, err, err);
+			esc(source), esc(err), esc(err));
 		close(fd);
 		return 1;
 	}
@@ -448,9 +474,9 @@ static int do_info(const char *source)
 				"foldfs: %s has no encoding record of its own; "
 				"it lies in the tree recorded in %s/%s, which "
 				"a mount of it uses (foldfs --info %s)\n",
-				source, up, FOLDFS_RECORD_NAME, up);
+				esc(source), esc(up), FOLDFS_RECORD_NAME, esc(up));
 		} else if (r != -ENOENT) {
-			fprintf(stderr, "foldfs: %s/%s: %s\n", up,
+			fprintf(stderr, "foldfs: %s/%s: %s\n", esc(up),
 				FOLDFS_RECORD_NAME, err[0] ? err : strerror(-r));
 		}
 		if (up) {
@@ -464,11 +490,11 @@ static int do_info(const char *source)
 		fprintf(stderr,
 			"foldfs: %s has no encoding record (%s/%s); the first "
 			"read-write mount creates it\n",
-			source, source, FOLDFS_RECORD_NAME);
+			esc(source), esc(source), FOLDFS_RECORD_NAME);
 		return 1;
 	}
 	if (r < 0) {
-		fprintf(stderr, "foldfs: %s/%s: %s\n", source,
+		fprintf(stderr, "foldfs: %s/%s: %s\n", esc(source),
 			FOLDFS_RECORD_NAME, err[0] ? err : strerror(-r));
 		return 1;
 	}
@@ -499,13 +525,14 @@ static void respell_einval(int fd, const char *path, const char *dir,
 {
 	struct fold_ctx c;
 	size_t bad = 0;
+	const char *p = esc(path), *d = esc(dir), *n = esc(newname);
 
 	if (dir_fd_folds(fd) == 0) {
 		fprintf(stderr,
 			"foldfs: %s: the directory %s does not fold: names "
 			"there match exactly, so a plain rename changes the "
 			"spelling: mv %s %s/%s\n",
-			path, dir, path, dir, newname);
+			p, d, p, d, n);
 		return;
 	}
 	if (fold_init(&c, "utf8", FOLD_CASEFOLD, 0) == 0 &&
@@ -514,14 +541,14 @@ static void respell_einval(int fd, const char *path, const char *dir,
 			"foldfs: %s: the new name is not well-formed UTF-8 "
 			"(byte %zu): it is equivalent only to its own bytes, "
 			"and a strict tree refuses it\n",
-			path, bad);
+			p, bad);
 		return;
 	}
 	fprintf(stderr,
 		"foldfs: %s: %s is not another spelling of the same name "
 		"(case or Unicode normalization); --respell never changes "
 		"what a name means.  For a real rename use: mv %s %s/%s\n",
-		path, newname, path, dir, newname);
+		p, n, p, d, n);
 }
 
 /* foldfs --respell PATH NEWNAME: FOLDFS_IOC_RESPELL on PATH's directory. */
@@ -553,13 +580,13 @@ static int do_respell(const char *path, const char *newname)
 	r = 1;
 	if (!bare_name(base)) {
 		fprintf(stderr, "foldfs: --respell %s: PATH must name an entry "
-				"(not /, . or ..)\n", path);
+				"(not /, . or ..)\n", esc(path));
 		goto out;
 	}
 	if (!bare_name(newname)) {
 		fprintf(stderr, "foldfs: --respell: NEWNAME \"%s\" must be a "
 				"bare file name (no '/', not . or ..); the entry "
-				"stays in its directory\n", newname);
+				"stays in its directory\n", esc(newname));
 		goto out;
 	}
 	if (strlen(base) >= sizeof arg.from || strlen(newname) >= sizeof arg.to) {
@@ -570,7 +597,7 @@ static int do_respell(const char *path, const char *newname)
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
 		fprintf(stderr, "foldfs: %s: cannot open its directory %s: "
-				"%s\n", path, dir, strerror(errno));
+				"%s\n", esc(path), esc(dir), strerror(errno));
 		goto out;
 	}
 	memset(&arg, 0, sizeof arg);
@@ -587,25 +614,26 @@ static int do_respell(const char *path, const char *newname)
 	case ENOSYS:
 		fprintf(stderr, "foldfs: %s: %s is not on a foldfs mount (or "
 				"that foldfs predates --respell); elsewhere "
-				"use mv\n", path, dir);
+				"use mv\n", esc(path), esc(dir));
 		break;
 	case EINVAL:
 		respell_einval(fd, path, dir, newname);
 		break;
 	case ENOENT:
 		fprintf(stderr, "foldfs: %s: no such entry, under any "
-				"spelling\n", path);
+				"spelling\n", esc(path));
 		break;
 	case EEXIST:
 		fprintf(stderr, "foldfs: %s: another entry is already stored "
 				"as exactly %s in %s (equivalent names created "
 				"directly in SOURCE, see foldfs-check); rename "
-				"or remove that one first\n", path, newname, dir);
+				"or remove that one first\n", esc(path),
+			esc(newname), esc(dir));
 		break;
 	case EACCES:
 		fprintf(stderr, "foldfs: %s: permission denied: changing a "
 				"name needs write and search permission on %s\n",
-			path, dir);
+			esc(path), esc(dir));
 		break;
 	case EPERM:
 		fprintf(stderr, "foldfs: %s: operation not permitted (in a "
@@ -613,13 +641,15 @@ static int do_respell(const char *path, const char *newname)
 				"of the directory may rename it; an immutable or "
 				"append-only entry, or one in such a directory, "
 				"cannot be renamed; at a folding "
-				"root the name .foldfs is reserved)\n", path);
+				"root the name .foldfs is reserved)\n",
+			esc(path));
 		break;
 	case EROFS:
-		fprintf(stderr, "foldfs: %s: read-only file system\n", path);
+		fprintf(stderr, "foldfs: %s: read-only file system\n",
+			esc(path));
 		break;
 	default:
-		fprintf(stderr, "foldfs: %s: %s\n", path, strerror(e));
+		fprintf(stderr, "foldfs: %s: %s\n", esc(path), strerror(e));
 	}
 	close(fd);
 out:
@@ -741,7 +771,8 @@ static void settle_record(const struct opts *o)
 		    "away and mount with the options the tree was used with "
 		    "(-o encoding=...,strict,...) to write it again (foldfs(8), "
 		    "ENCODING RECORD)",
-		    record_dir, FOLDFS_RECORD_NAME, err[0] ? err : strerror(-r));
+		    esc(record_dir), FOLDFS_RECORD_NAME,
+		    err[0] ? err : strerror(-r));
 	} else {
 		/* Later mounts: options only confirm the record. */
 		int bad_enc = 0;
@@ -758,14 +789,14 @@ static void settle_record(const struct opts *o)
 			fprintf(stderr,
 				"foldfs: %s is recorded with encoding=%s, "
 				"flags=%s (%s/%s%s)\n",
-				F.source, rec.encoding,
-				have[0] ? have : "(none)", record_dir,
+				esc(F.source), esc(rec.encoding),
+				have[0] ? have : "(none)", esc(record_dir),
 				FOLDFS_RECORD_NAME,
 				up ? ": the record of the tree it lies in" : "");
 			if (bad_enc)
 				fprintf(stderr,
 					"foldfs: but the mount asks for "
-					"encoding=%s\n", o->encoding);
+					"encoding=%s\n", esc(o->encoding));
 			if (missing)
 				fprintf(stderr,
 					"foldfs: but the mount asks for %s, "
@@ -776,7 +807,7 @@ static void settle_record(const struct opts *o)
 				"the recorded ones, or change the record first "
 				"with: foldfs-check --set-encoding ENC "
 				"[--set-flags LIST] %s\n",
-				record_dir);
+				esc(record_dir));
 			exit(1);
 		}
 	}
@@ -785,7 +816,8 @@ static void settle_record(const struct opts *o)
 		die("%s/%s names encoding=%s: %s; this build knows Unicode up "
 		    "to %s.  Use a newer foldfs, or change the record with "
 		    "foldfs-check --set-encoding",
-		    record_dir, FOLDFS_RECORD_NAME, rec.encoding, fold_strerror(r),
+		    esc(record_dir), FOLDFS_RECORD_NAME, esc(rec.encoding),
+		    fold_strerror(r),
 		    newest_unicode());
 	F.rec = rec;
 }
@@ -815,14 +847,14 @@ static void write_pending_record(void)
 			fprintf(stderr, "foldfs: %s/%s was written meanwhile "
 					"by another mount and differs from this "
 					"one's options; mount again\n",
-				F.source, FOLDFS_RECORD_NAME);
+				esc(F.source), FOLDFS_RECORD_NAME);
 			exit(1);
 		}
 	} else if (r < 0) {
 		fprintf(stderr, "foldfs: warning: cannot write the encoding "
 				"record %s/%s: %s; using the options for this "
 				"mount only\n",
-			F.source, FOLDFS_RECORD_NAME, strerror(-r));
+			esc(F.source), FOLDFS_RECORD_NAME, strerror(-r));
 	}
 }
 
@@ -860,7 +892,7 @@ static void lock_record(void)
 			drop_new_record();
 			die("%s/%s is being replaced by foldfs-check "
 			    "--set-encoding; mount again when it has finished",
-			    record_dir, FOLDFS_RECORD_NAME);
+			    esc(record_dir), FOLDFS_RECORD_NAME);
 		}
 		close(fd); /* no locks on this file system: nothing to hold */
 		return;
@@ -870,7 +902,7 @@ static void lock_record(void)
 	    strcmp(cur.encoding, F.rec.encoding) || cur.flags != F.rec.flags) {
 		drop_new_record();
 		die("%s/%s changed while this mount read it; mount again",
-		    record_dir, FOLDFS_RECORD_NAME);
+		    esc(record_dir), FOLDFS_RECORD_NAME);
 	}
 	/* fd stays open: the lock lasts as long as the daemon */
 }
@@ -1085,10 +1117,10 @@ int main(int argc, char **argv)
 		} else if (starts(a, "-o")) {
 			parse_o(&o, a + 2);
 		} else if (a[0] == '-' && a[1]) {
-			die("unknown option %s\n%s", a, usage_text);
+			die("unknown option %s\n%s", esc(a), usage_text);
 		} else {
 			if (npos == 2)
-				die("too many arguments (%s)\n%s", a,
+				die("too many arguments (%s)\n%s", esc(a),
 				    usage_text);
 			pos[npos++] = a;
 		}
@@ -1114,10 +1146,10 @@ int main(int argc, char **argv)
 	/* SOURCE and MOUNTPOINT */
 	F.root_fd = open(F.source, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (F.root_fd < 0)
-		die("SOURCE %s: %s", F.source,
+		die("SOURCE %s: %s", esc(F.source),
 		    errno == ENOTDIR ? "not a directory" : strerror(errno));
 	if (fstat(F.root_fd, &st) < 0)
-		die("SOURCE %s: %s", F.source, strerror(errno));
+		die("SOURCE %s: %s", esc(F.source), strerror(errno));
 	F.root_dev = st.st_dev;
 	{
 		/* ext4, tmpfs and xfs do nothing at close() but drop the
@@ -1136,12 +1168,13 @@ int main(int argc, char **argv)
 			    "hides the tree's encoding record, and %s does not "
 			    "lead to the tree (the view is mounted over it, or "
 			    "named otherwise with fsname=): unmount the view, "
-			    "or give the tree's own directory", F.source, vsrc,
-			    vsrc);
+			    "or give the tree's own directory", esc(F.source),
+			    esc(vsrc), esc(vsrc));
 		if (r)
 			die("SOURCE %s is inside a foldfs view of %s, which "
 			    "hides the tree's encoding record: give the "
-			    "directory in %s instead", F.source, vsrc, vsrc);
+			    "directory in %s instead", esc(F.source),
+			    esc(vsrc), esc(vsrc));
 	}
 	{
 		struct stat mst;
@@ -1149,17 +1182,20 @@ int main(int argc, char **argv)
 		unsigned fdn;
 		char c;
 		if (stat(F.mountpoint, &mst) < 0)
-			die("MOUNTPOINT %s: %s", F.mountpoint, strerror(errno));
+			die("MOUNTPOINT %s: %s", esc(F.mountpoint),
+			    strerror(errno));
 		/* mount.fuse3 -o drop_privileges mounted it already and
 		 * hands over the /dev/fuse descriptor */
 		if (sscanf(F.mountpoint, "/dev/fd/%u%c", &fdn, &c) == 1 &&
 		    S_ISCHR(mst.st_mode))
 			goto mounted_by_helper;
 		if (!S_ISDIR(mst.st_mode))
-			die("MOUNTPOINT %s: not a directory", F.mountpoint);
+			die("MOUNTPOINT %s: not a directory",
+			    esc(F.mountpoint));
 		if (below(&st, F.mountpoint))
 			die("MOUNTPOINT %s is inside SOURCE %s: the view would "
-			    "contain itself", F.mountpoint, F.source);
+			    "contain itself", esc(F.mountpoint),
+			    esc(F.source));
 		rs = realpath(F.source, NULL);
 		rm = realpath(F.mountpoint, NULL);
 		if (rs)
@@ -1179,7 +1215,7 @@ mounted_by_helper:
 		int rfd = open(F.source, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		int keep = F.root_fd;
 		if (rfd < 0)
-			die("SOURCE %s: %s", F.source, strerror(errno));
+			die("SOURCE %s: %s", esc(F.source), strerror(errno));
 		F.root_fd = rfd;
 		settle_record(&o);
 		F.root_fd = keep;
@@ -1243,7 +1279,8 @@ mounted_by_helper:
 
 	F.se = fuse_session_new(&args, &foldfs_ops, sizeof foldfs_ops, NULL);
 	if (!F.se)
-		die("cannot start the FUSE session (options: %s)", o.fuse_opts);
+		die("cannot start the FUSE session (options: %s)",
+		    esc(o.fuse_opts));
 	if (fuse_set_signal_handlers(F.se) != 0)
 		die("cannot install signal handlers");
 	write_pending_record();
@@ -1253,7 +1290,7 @@ mounted_by_helper:
 		die("cannot mount on %s (see the message above: refused by "
 		    "the kernel or fusermount3, perhaps for one of the "
 		    "options; is /dev/fuse usable and fusermount3 "
-		    "installed?)", F.mountpoint);
+		    "installed?)", esc(F.mountpoint));
 	}
 	if (fuse_daemonize(F.foreground) != 0) {
 		fuse_session_unmount(F.se);

@@ -1687,6 +1687,14 @@ static void sec_options(void)
 	}
 }
 
+/* No raw ESC, C1 CSI (U+009B) or RIGHT-TO-LEFT OVERRIDE (U+202E) in out,
+ * and an escaped ESC: a hostile string was repeated, made safe. */
+static int escaped_only(const char *out)
+{
+	return !strchr(out, '\x1b') && !contains(out, "\xc2\x9b") &&
+	       !contains(out, "\xe2\x80\xae") && contains(out, "\\x1b");
+}
+
 static void sec_cli(void)
 {
 	t_section("command line: --help, --version, bad usage");
@@ -1703,6 +1711,34 @@ static void sec_cli(void)
 		      t_newdir("mnt-cli"), "-f", NULL);
 	CHECK(rc != 0 && rc != -1 && strlen(out) > 0,
 	      "missing SOURCE: non-zero exit with a message (%d) %s", rc, out);
+
+	/* Options, paths and names repeated in a message reach the terminal
+	 * escaped: a SOURCE or a --respell PATH may come from an untrusted
+	 * tree.  (The output is not printed here: it may be raw.) */
+	const char *mnt = t_newdir("mnt-cli-esc"), *edir = t_newdir("cli-esc");
+	rc = run_tool(out, sizeof out, t_opt.foldfs, "--x\x1b[2J\xe2\x80\xae", "/a", mnt,
+		      NULL);
+	CHECK(rc == 1 && escaped_only(out) && contains(out, "\\xe2\\x80\\xae"),
+	      "unknown option with ESC and U+202E: refused, escaped (%d)", rc);
+	rc = run_tool(out, sizeof out, t_opt.foldfs, "-o", "cache=\x1b[2J", "/a", mnt);
+	CHECK(rc == 1 && escaped_only(out) && contains(out, "cache=\\x1b[2J"),
+	      "-o cache=<ESC>[2J: refused, escaped (%d)", rc);
+	rc = run_tool(out, sizeof out, t_opt.foldfs, "/nonexistent-\x1b[2J-src", mnt, NULL,
+		      NULL);
+	CHECK(rc == 1 && escaped_only(out) && contains(out, "-\\x1b[2J-src"),
+	      "missing SOURCE named with ESC: refused, escaped (%d)", rc);
+	const char *rpath[] = {t_path(edir, "f\x1b[1m\xc2\x9b" "1m"),
+			       "/nonexistent-\x1b[1m-dir/f\xc2\x9b"};
+	for (int i = 0; i < 2; i++) {
+		rc = run_tool(out, sizeof out, t_opt.foldfs, "--respell", rpath[i], "F", NULL);
+		CHECK(rc == 1 && escaped_only(out) && contains(out, "\\xc2\\x9b"),
+		      "--respell PATH with ESC and C1 CSI (%s): exit 1, escaped (%d)",
+		      i ? "no such directory" : "not on a foldfs mount", rc);
+	}
+	rc = run_tool(out, sizeof out, t_opt.foldfs, "--respell", t_path(edir, "f"),
+		      "a/\x1b[2J", NULL);
+	CHECK(rc == 1 && escaped_only(out), "--respell NEWNAME with ESC: exit 1, escaped (%d)",
+	      rc);
 
 	/* MOUNTPOINT inside SOURCE: refused, also when SOURCE is named by a
 	 * bind mount of it (the view would contain itself; a mount there
