@@ -157,14 +157,18 @@ static void die(const char *fmt, ...)
 void dlog(const char *fmt, ...)
 {
 	va_list ap;
+	/* on the stack: the workers log concurrently */
+	char raw[2048], line[4 * sizeof raw];
 
 	if (!F.debug)
 		return;
-	fputs("foldfs: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(raw, sizeof raw, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	/* The names a line repeats come from the tree (or a caller):
+	 * escaped as every message is, so that none drives the terminal;
+	 * one write per line, so that the workers' lines do not mix. */
+	fprintf(stderr, "foldfs: %s\n", foldfs_escape(raw, line, sizeof line));
 }
 
 /* s as a message may repeat it (foldfs_escape): an option, a path or a
@@ -172,7 +176,8 @@ void dlog(const char *fmt, ...)
  * over file names) and must not send control sequences or bidi overrides
  * to the terminal.  The result lives in one of ESC_SLOTS rotating
  * buffers, enough for one message.  Only for the command line and the
- * startup, which are single-threaded: never from dlog() or the workers. */
+ * startup, which are single-threaded: never from the workers (dlog()
+ * escapes its whole line on the stack). */
 #define ESC_SLOTS 4
 static const char *esc(const char *s)
 {

@@ -1739,6 +1739,26 @@ static void sec_cli(void)
 		      "a/\x1b[2J", NULL);
 	CHECK(rc == 1 && escaped_only(out), "--respell NEWNAME with ESC: exit 1, escaped (%d)",
 	      rc);
+	/* and the debug log, whose lines name what callers create (the
+	 * workers write it: escaped on their own stacks) */
+	{
+		const char *dsrc = t_newdir("src-cli-debug");
+		struct t_mount dm = {0};
+		if (!t_mount(&dm, dsrc, "casefold,debug")) {
+			struct stat st;
+			CHECK_OK(t_write_file(t_path(dm.mnt, "n\x1b[2J\xe2\x80\xae\xc2\x9b.txt"),
+					      "x"),
+				 "create a name with ESC, U+202E and C1 CSI through the mount");
+			CHECK(lstat(t_path(dm.mnt, "N\x1b[2J\xe2\x80\xae\xc2\x9b.TXT"), &st) == 0,
+			      "found by another spelling");
+			CHECK(t_log_count(&dm, "n\\x1b[2J\\xe2\\x80\\xae\\xc2\\x9b.txt") > 0 &&
+				      t_log_count(&dm, "\x1b") == 0 &&
+				      t_log_count(&dm, "\xe2\x80\xae") == 0 &&
+				      t_log_count(&dm, "\xc2\x9b") == 0,
+			      "-o debug: the log names it escaped, nothing raw");
+			t_umount(&dm);
+		}
+	}
 
 	/* MOUNTPOINT inside SOURCE: refused, also when SOURCE is named by a
 	 * bind mount of it (the view would contain itself; a mount there
