@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <grp.h>
 #include <limits.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,13 +87,16 @@ static int caller_umask(mode_t mask)
 {
 	/* the thread's own umask once set: only a change needs a call */
 	static __thread int cur = -1;
-	int r = creds_own_fs();
+	int r;
+
+	/* cur is set only once this thread has its own fs_struct */
+	if (cur == (int)(mask & 0777))
+		return 0;
+	r = creds_own_fs();
 	if (r)
 		return r;
-	if (cur != (int)(mask & 0777)) {
-		umask(mask & 0777);
-		cur = (int)(mask & 0777);
-	}
+	umask(mask & 0777);
+	cur = (int)(mask & 0777);
 	return 0;
 }
 
@@ -183,6 +187,17 @@ int creds_sticky(fuse_req_t req, struct node *d, const struct stat *ent)
 	return 0;
 }
 
+/* The daemon's own user namespace, read once: a process with more than
+ * one thread cannot move to another (unshare and setns refuse it). */
+static pthread_once_t own_ns_once = PTHREAD_ONCE_INIT;
+static struct stat own_ns;
+static int own_ns_known;
+
+static void own_ns_read(void)
+{
+	own_ns_known = stat("/proc/self/ns/user", &own_ns) == 0;
+}
+
 /* Has the caller the capability cap (of <linux/capability.h>)?  We know
  * only its uid and thread id: its effective capabilities are in
  * /proc/TID/status, and they count only if it shares our user namespace
@@ -193,15 +208,16 @@ int creds_capable(fuse_req_t req, int cap)
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
 	char path[64], line[128];
 	unsigned long long eff;
-	struct stat ns, own;
+	struct stat ns;
 	int r = -1;
 	FILE *f;
 
 	if (ctx->pid <= 0)
 		return ctx->uid == 0;
+	pthread_once(&own_ns_once, own_ns_read);
 	snprintf(path, sizeof path, "/proc/%d/ns/user", (int)ctx->pid);
-	if (stat(path, &ns) == 0 && stat("/proc/self/ns/user", &own) == 0) {
-		if (ns.st_ino != own.st_ino || ns.st_dev != own.st_dev)
+	if (own_ns_known && stat(path, &ns) == 0) {
+		if (ns.st_ino != own_ns.st_ino || ns.st_dev != own_ns.st_dev)
 			return 0;
 		snprintf(path, sizeof path, "/proc/%d/status", (int)ctx->pid);
 		f = fopen(path, "re");

@@ -464,6 +464,14 @@ void file_undirect(int fd);
 /* A descriptor of ours was just opened O_APPEND (an append-only file):
  * until none is, writes check their descriptor's flag (ops_file.c). */
 void file_appending(void);
+/* The backing descriptor for an open(2) of the object at proc (its
+ * /proc/self/fd link) with the caller's flags: O_APPEND only where the
+ * file is append-only and opens no other way (counted: file_appending()).
+ * The descriptor, or -1 with errno set. */
+int file_open(const char *proc, int flags);
+/* Close a backing descriptor the kernel never got (an error path):
+ * it leaves the count of O_APPEND ones if it was there. */
+void file_close(int fd);
 /* Before a change to the data of the file open (or O_PATH) as fd: be the
  * caller if the file has a set-user-ID or set-group-ID bit, so that
  * SOURCE drops it as for the caller's own write; creds_leave(c) after.

@@ -82,11 +82,12 @@ static int source_set(int fd, unsigned flags)
  * not be SOURCE's any more (root may have set +i in SOURCE since; we must
  * not clear it with our CAP_LINUX_IMMUTABLE for an owner who has none).
  * As the caller, SOURCE's file system checks again, under its lock: the
- * fsuid of creds_enter() takes the capability away from the thread. */
+ * fsuid of creds_enter_nomask() takes the capability away from the thread
+ * (no umask: nothing is created). */
 static int source_set_as(fuse_req_t req, int fd, int cmd, void *arg)
 {
 	struct creds c = { 0 };
-	int r = creds_enter(req, &c);
+	int r = creds_enter_nomask(req, &c);
 
 	if (r == 0 && ioctl(fd, (unsigned long)cmd, arg) < 0)
 		r = -errno;

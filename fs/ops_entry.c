@@ -618,18 +618,7 @@ void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 				close(pfd);
 				goto out;
 			}
-			/* O_CLOEXEC whatever the caller asked: a user's
-			 * daemon runs fusermount3 at unmount */
-			int ofl = (flags & ~(O_CREAT | O_EXCL)) | O_CLOEXEC |
-				  O_NOCTTY;
-			fd = open(proc, ofl);
-			if (fd < 0 && prune_wait(errno))
-				fd = open(proc, ofl);
-			if (fd < 0 && errno == EPERM && (fi->flags & O_APPEND)) {
-				fd = open(proc, ofl | O_APPEND); /* chattr +a */
-				if (fd >= 0)
-					file_appending();
-			}
+			fd = file_open(proc, fi->flags);
 			r = fd < 0 ? -errno : 0;
 			creds_leave(&c);
 			if (r) {
@@ -679,7 +668,7 @@ out:
 	dlog("create %s = %d", name, r);
 	if (r) {
 		if (fd >= 0)
-			close(fd);
+			file_close(fd);
 		fuse_reply_err(req, -r);
 		return;
 	}
@@ -687,7 +676,7 @@ out:
 		file_undirect(fd);
 	fi->fh = (uint64_t)fd;
 	if (fuse_reply_create(req, &e, fi) != 0) {
-		close(fd);
+		file_close(fd);
 		node_forget(node_of(e.ino), 1);
 	}
 }
@@ -761,12 +750,13 @@ static int rename2(int ofd, const char *o, int nfd, const char *n,
 }
 
 /* rename2() as the caller: the stored names may be other entries than the
- * ones the kernel checked (creds.c). */
+ * ones the kernel checked (creds.c).  No umask: a rename makes no object
+ * but a whiteout, whose mode is 0 whatever the umask. */
 static int rename2_as(fuse_req_t req, int ofd, const char *o, int nfd,
 		      const char *n, unsigned flags)
 {
 	struct creds c;
-	int r = creds_enter(req, &c);
+	int r = creds_enter_nomask(req, &c);
 
 	if (r)
 		return r;

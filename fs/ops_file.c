@@ -26,32 +26,16 @@ void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	char proc[64];
 	int fd, r;
 
-	/* The /proc link is itself a symlink: O_NOFOLLOW would refuse it.
-	 * The kernel resolved the name already; we open the object.  With
+	/* The kernel resolved the name already; we open the object.  With
 	 * O_TRUNC we truncate (atomic O_TRUNC), so as the caller: the kernel
 	 * then drops set-user-ID and set-group-ID bits as for the caller's
 	 * own open(2). */
 	node_procname(n, proc);
-	if ((fi->flags & O_TRUNC) && (r = creds_enter(req, &c)) != 0) {
+	if ((fi->flags & O_TRUNC) && (r = creds_enter_nomask(req, &c)) != 0) {
 		fuse_reply_err(req, -r);
 		return;
 	}
-	/* No O_APPEND on the backing descriptor: whether a write appends
-	 * is decided per request (op_write_buf), as fcntl(F_SETFL) can
-	 * change it and a page written back from a mapping never does. */
-	fd = open(proc, (fi->flags & ~(O_NOFOLLOW | O_CREAT | O_EXCL |
-				       O_NOCTTY | O_APPEND)) | O_CLOEXEC);
-	if (fd < 0 && prune_wait(errno))
-		fd = open(proc, (fi->flags & ~(O_NOFOLLOW | O_CREAT | O_EXCL |
-					       O_NOCTTY | O_APPEND)) | O_CLOEXEC);
-	if (fd < 0 && errno == EPERM && (fi->flags & O_APPEND)) {
-		/* an append-only file (chattr +a) opens only so, and then
-		 * every write appends, through the view as without it */
-		fd = open(proc, (fi->flags & ~(O_NOFOLLOW | O_CREAT | O_EXCL |
-					       O_NOCTTY)) | O_CLOEXEC);
-		if (fd >= 0)
-			file_appending();
-	}
+	fd = file_open(proc, fi->flags);
 	r = fd < 0 ? errno : 0;
 	creds_leave(&c);
 	if (fd < 0) {
@@ -62,7 +46,31 @@ void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		file_undirect(fd);
 	fi->fh = (uint64_t)fd;
 	if (fuse_reply_open(req, fi) != 0)
-		close(fd);
+		file_close(fd);
+}
+
+int file_open(const char *proc, int flags)
+{
+	/* No O_APPEND on the backing descriptor: whether a write appends
+	 * is decided per request (op_write_buf), as fcntl(F_SETFL) can
+	 * change it and a page written back from a mapping never does.
+	 * O_CLOEXEC whatever the caller asked: a user's daemon runs
+	 * fusermount3 at unmount.  The /proc link is itself a symlink:
+	 * O_NOFOLLOW would refuse it. */
+	int fl = (flags & ~(O_NOFOLLOW | O_CREAT | O_EXCL | O_APPEND)) |
+		 O_CLOEXEC | O_NOCTTY;
+	int fd = open(proc, fl);
+
+	if (fd < 0 && prune_wait(errno))
+		fd = open(proc, fl);
+	if (fd < 0 && errno == EPERM && (flags & O_APPEND)) {
+		/* an append-only file (chattr +a) opens only so, and then
+		 * every write appends, through the view as without it */
+		fd = open(proc, fl | O_APPEND);
+		if (fd >= 0)
+			file_appending();
+	}
+	return fd;
 }
 
 /* A root daemon has CAP_FSETID: SOURCE's file system keeps the set-user-ID
@@ -84,7 +92,7 @@ int file_as_writer(fuse_req_t req, int fd, struct creds *c)
 	if (!F.switch_creds || fuse_req_ctx(req)->uid == 0 ||
 	    fstat(fd, &st) < 0 || !(st.st_mode & (S_ISUID | S_ISGID)))
 		return 0;
-	return creds_enter(req, c);
+	return creds_enter_nomask(req, c);
 }
 
 #ifndef RWF_APPEND
@@ -104,8 +112,8 @@ int file_as_writer(fuse_req_t req, int fd, struct creds *c)
  * write: `appending` counts ours that have it (opened so, or a direct one
  * copied from one), and only while there are any is the flag looked at
  * (under append_mu: two writes of one file must not both take it off the
- * count).  A descriptor closed on an error path may stay counted: that
- * costs only the system call. */
+ * count).  Every descriptor of ours that may have it leaves the count
+ * when it is closed: at release, and on the error paths (file_close). */
 static atomic_int appending;
 static pthread_mutex_t append_mu = PTHREAD_MUTEX_INITIALIZER;
 
@@ -144,6 +152,12 @@ static void append_close(int fd)
 	if (fl >= 0 && (fl & O_APPEND))
 		atomic_fetch_sub(&appending, 1);
 	pthread_mutex_unlock(&append_mu);
+}
+
+void file_close(int fd)
+{
+	append_close(fd);
+	close(fd);
 }
 
 /* O_DIRECT.  The backing descriptor (fi->fh) is never direct: a request

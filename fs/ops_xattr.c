@@ -8,15 +8,15 @@
  * /proc/self/fd/N, which names the object itself (also a symlink: the
  * magic link is not followed further).
  *
- * Every change is made as the caller (creds_enter).  The kernel checks
- * user.* and trusted.* itself, but leaves system.* to the file system: so
- * SOURCE checks ownership for POSIX ACLs (and clears the set-group-ID
- * bit when a caller outside the file's group sets an access ACL, which the
- * kernel asks of the daemon only through FUSE_SETXATTR_EXT, absent from
- * libfuse 3.14) and for system.nfs4_acl and the like.  The kernel lets
- * only a caller with CAP_SYS_ADMIN read or change a trusted.* attribute,
- * and ext4 lists their names to such a caller only: so does the view
- * (creds_capable()).
+ * Every change is made as the caller (creds_enter_nomask).  The kernel
+ * checks user.* and trusted.* itself, but leaves system.* to the file
+ * system: so SOURCE checks ownership for POSIX ACLs (and clears the
+ * set-group-ID bit when a caller outside the file's group sets an access
+ * ACL, which the kernel asks of the daemon only through FUSE_SETXATTR_EXT,
+ * absent from libfuse 3.14) and for system.nfs4_acl and the like.  The
+ * kernel lets only a caller with CAP_SYS_ADMIN read or change a trusted.*
+ * attribute, and ext4 lists their names to such a caller only: so does
+ * the view (creds_capable()).
  */
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64
@@ -39,7 +39,7 @@ static int change_xattr(fuse_req_t req, const char *proc, const char *name,
 			const char *value, size_t size, int flags)
 {
 	struct creds c = {0};
-	int r = creds_enter(req, &c);
+	int r = creds_enter_nomask(req, &c); /* creates nothing */
 
 	if (r)
 		return -r;

@@ -305,8 +305,16 @@ void file_undirect(int fd)
 	(void)fd;
 }
 
-void file_appending(void)
+/* create of an existing entry: a plain open (no append-only files here) */
+int file_open(const char *proc, int flags)
 {
+	return open(proc, (flags & ~(O_NOFOLLOW | O_CREAT | O_EXCL | O_APPEND)) |
+				  O_CLOEXEC | O_NOCTTY);
+}
+
+void file_close(int fd)
+{
+	close(fd);
 }
 
 /* Marks the directory a mkdir made (the leaf, last node_get). */

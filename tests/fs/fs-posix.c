@@ -2506,24 +2506,29 @@ static void sec_mkdir_swap(void)
 
 /*
  * What the daemon calls that it need not, counted with strace attached
- * to it over create+close+unlink loops in a folding directory:
+ * to it over create+write+close+rename+unlink loops in a folding
+ * directory:
  *  - FLUSH (each close) on a SOURCE whose file system does nothing at
  *    close (ext4, tmpfs, xfs) has no deferred error to fetch: no dup();
  *  - the caller's umask, set per thread, needs setting only when it
- *    changes, and unlink needs none: no umask() for the same umask;
+ *    changes, and rename and unlink need none (nor do they carry one): no
+ *    umask() for the same umask;
  *  - reading inotify events needs FIONREAD only when one read does not
- *    take them all: no ioctl() for a few events.
+ *    take them all: no ioctl() for a few events;
+ *  - a write looks at its descriptor's O_APPEND only while one of the
+ *    daemon's is open so (an append-only file): none is once such a file
+ *    was closed, so no fcntl().
  */
 static void sec_daemon_syscalls(void)
 {
-	t_section("create+close+unlink: no dup, umask or FIONREAD each time");
+	t_section("create+write+close+rename+unlink: no dup, umask, FIONREAD or fcntl each time");
 	const char *src = t_newdir("src-syscalls");
-	char out[4200], buf[4096], pid[16], name[32];
+	char out[4200], buf[4096], pid[16], name[32], name2[32];
 	struct t_mount m = {0};
 	struct statfs sf;
-	enum { LOOPS = 100 };
-	const char *calls[] = {"dup", "umask", "ioctl"};
-	int n_calls[3] = {-1, -1, -1}, bad = 0, status;
+	enum { LOOPS = 100, NCALLS = 4 };
+	const char *calls[NCALLS] = {"dup", "umask", "ioctl", "fcntl"};
+	int n_calls[NCALLS] = {-1, -1, -1, -1}, bad = 0, status;
 	if (statfs(src, &sf) < 0 ||
 	    (sf.f_type != 0xEF53 && sf.f_type != 0x01021994 &&
 	     sf.f_type != 0x58465342)) {
@@ -2535,6 +2540,9 @@ static void sec_daemon_syscalls(void)
 		return;
 	}
 	mkdir(t_path(src, "d"), 0755);
+	/* one worker: each request meets the umask the one before it left
+	 * (with many, a call that changed it may hide in another thread) */
+	m.single = 1;
 	if (t_mount(&m, src, "casefold,watch=inotify") || !m.pid) {
 		CHECK(0, "mount with a known daemon pid");
 		return;
@@ -2543,13 +2551,29 @@ static void sec_daemon_syscalls(void)
 	CHECK_OK(stat(t_path(m.mnt, "D"), &st), "view: D (root indexed)");
 	CHECK(stat(t_path(m.mnt, "d/X"), &st) < 0 && errno == ENOENT,
 	      "view: d/X is not there (d indexed)");
+	/* an append-only file opened O_APPEND (counted), written, closed */
+	const char *alog = t_path(m.mnt, "alog");
+	int afl = 0, afd;
+	CHECK_OK(t_write_file(alog, "a"), "alog");
+	afd = open(alog, O_RDONLY | O_CLOEXEC);
+	if (afd >= 0 && ioctl(afd, FS_IOC_GETFLAGS, &afl) == 0 &&
+	    ioctl(afd, FS_IOC_SETFLAGS, &(int){afl | FS_APPEND_FL}) == 0) {
+		int w = open(alog, O_WRONLY | O_APPEND | O_CLOEXEC);
+		CHECK(w >= 0 && write(w, "b", 1) == 1 && close(w) == 0,
+		      "chattr +a alog, open O_APPEND, write, close");
+		ioctl(afd, FS_IOC_SETFLAGS, &afl);
+	} else {
+		t_note("no append-only flag here (%s)", strerror(errno));
+	}
+	if (afd >= 0)
+		close(afd);
 	snprintf(out, sizeof out, "%s", t_path(src, "../syscalls-strace"));
 	snprintf(pid, sizeof pid, "%d", (int)m.pid);
 	fflush(stdout);
 	pid_t tr = fork();
 	if (tr == 0) {
 		execl("/usr/bin/strace", "strace", "-f", "-qq", "-c", "-U",
-		      "calls,syscall", "-e", "trace=dup,umask,ioctl", "-o", out,
+		      "calls,syscall", "-e", "trace=dup,umask,ioctl,fcntl", "-o", out,
 		      "-p", pid, (char *)NULL);
 		_exit(127);
 	}
@@ -2569,19 +2593,24 @@ static void sec_daemon_syscalls(void)
 		t_sleep_ms(10);
 	}
 	t_sleep_ms(200);
+	/* a real umask, which a rename carrying none must not undo */
+	mode_t um = umask(022);
 	for (int i = 0; i < LOOPS; i++) {
 		snprintf(name, sizeof name, "d/n%d", i);
-		const char *p = t_path(m.mnt, name);
+		snprintf(name2, sizeof name2, "d/N%d-renamed", i);
+		const char *p = t_path(m.mnt, name), *p2 = t_path(m.mnt, name2);
 		int fd = open(p, O_CREAT | O_EXCL | O_RDWR, 0644);
-		if (fd < 0 || close(fd) < 0 || unlink(p) < 0)
+		if (fd < 0 || write(fd, "x", 1) != 1 || close(fd) < 0 ||
+		    rename(p, p2) < 0 || unlink(p2) < 0)
 			bad++;
 	}
+	umask(um);
 	t_sleep_ms(200);
 	kill(tr, SIGINT);
 	waitpid(tr, &status, 0);
 	/* strace -c writes nothing when nothing was called */
 	FILE *f = fopen(out, "re");
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < NCALLS; i++)
 		if (f && !(WIFEXITED(status) && WEXITSTATUS(status) == 127))
 			n_calls[i] = 0;
 	while (f && fgets(buf, sizeof buf, f)) {
@@ -2589,15 +2618,15 @@ static void sec_daemon_syscalls(void)
 		char sys[32];
 		if (sscanf(buf, "%d %31s", &n, sys) != 2)
 			continue;
-		for (int i = 0; i < 3; i++)
+		for (int i = 0; i < NCALLS; i++)
 			if (!strcmp(sys, calls[i]))
 				n_calls[i] = n;
 	}
 	if (f)
 		fclose(f);
-	CHECK(!bad, "%d create+close+unlink loops through the view: %d failed",
+	CHECK(!bad, "%d create+write+close+rename+unlink loops through the view: %d failed",
 	      LOOPS, bad);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < NCALLS; i++)
 		CHECK(n_calls[i] >= 0 && n_calls[i] < LOOPS / 10,
 		      "%d loops: %d %s() in the daemon", LOOPS, n_calls[i],
 		      calls[i]);
