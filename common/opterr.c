@@ -7,24 +7,9 @@
 
 #include <string.h>
 
-/* s[0..n), escaped: one line of printable text. */
-static void put_esc(FILE *f, const char *s, size_t n)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0;
-
-	while (i < n) {
-		char e[U8_ESC_MAX];
-		size_t used, l = u8_escape1(p + i, n - i, e, &used);
-
-		fwrite(e, 1, l, f);
-		i += used;
-	}
-}
-
 static void put_arg(FILE *f, const char *s)
 {
-	put_esc(f, s, strlen(s));
+	u8_fput_esc(f, s, strlen(s));
 }
 
 /* Is c an option letter of optstring (not its leading '-', '+', ':')? */
@@ -60,7 +45,7 @@ void opt_error(FILE *f, const char *prog, int ret, char *const argv[],
 		fputs(ret == ':' ? "option requires an argument -- '" :
 				   "invalid option -- '",
 		      f);
-		put_esc(f, &c, 1);
+		u8_fput_esc(f, &c, 1);
 		fputs("'\n", f);
 		return;
 	}
@@ -75,7 +60,7 @@ void opt_error(FILE *f, const char *prog, int ret, char *const argv[],
 		const char *eq = strchr(arg, '=');
 
 		fputs("option '", f);
-		put_esc(f, arg, eq ? (size_t)(eq - arg) : strlen(arg));
+		u8_fput_esc(f, arg, eq ? (size_t)(eq - arg) : strlen(arg));
 		fputs("' doesn't allow an argument\n", f);
 		return;
 	}

@@ -73,3 +73,17 @@ size_t u8_escape1(const unsigned char *s, size_t n, char *out, size_t *used)
 		out[o] = (char)s[o];
 	return l;
 }
+
+void u8_fput_esc(FILE *f, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+
+	while (i < n) {
+		char e[U8_ESC_MAX];
+		size_t used, l = u8_escape1(p + i, n - i, e, &used);
+
+		fwrite(e, 1, l, f);
+		i += used;
+	}
+}

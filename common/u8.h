@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Decode the character at s[0..n): returns its length (1-4) and stores the
  * code point in *cp, or returns 0 if s does not start with a well-formed
@@ -26,5 +27,9 @@ int u8_unsafe(uint32_t cp);
  * of ill-formed UTF-8.  Returns the output's length; *used is how many
  * bytes of s it stands for. */
 size_t u8_escape1(const unsigned char *s, size_t n, char *out, size_t *used);
+
+/* s[0..n) to f, every character as u8_escape1() gives it: one line of
+ * printable text a terminal does not act on. */
+void u8_fput_esc(FILE *f, const char *s, size_t n);
 
 #endif

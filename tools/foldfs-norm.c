@@ -114,29 +114,12 @@ static void usage(FILE *f)
 	      f);
 }
 
-/* s to f with controls, C1 controls, bidi controls, line separators,
- * ill-formed bytes and the backslash itself escaped, so that it is one
- * unambiguous line of printable text a terminal does not act on. */
-static void put_esc(FILE *f, const char *s, size_t n)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0;
-
-	while (i < n) {
-		char e[U8_ESC_MAX];
-		size_t used, l = u8_escape1(p + i, n - i, e, &used);
-
-		fwrite(e, 1, l, f);
-		i += used;
-	}
-}
-
 /* "FILE: " (escaped) before a line or record number, if there is a FILE. */
 static void put_file(FILE *f, const char *file)
 {
 	if (!file)
 		return;
-	put_esc(f, file, strlen(file));
+	u8_fput_esc(f, file, strlen(file));
 	fputs(": ", f);
 }
 
@@ -144,7 +127,7 @@ static int usage_error(const char *msg, const char *arg)
 {
 	fprintf(stderr, "foldfs-norm: %s%s", msg, arg ? ": " : "");
 	if (arg)
-		put_esc(stderr, arg, strlen(arg));
+		u8_fput_esc(stderr, arg, strlen(arg));
 	putc('\n', stderr);
 	fputs("Try 'foldfs-norm --help' for more information.\n", stderr);
 	return ST_ERROR;
@@ -206,11 +189,11 @@ static int parse_seed(const char *s, struct fold_seed *seed)
 
 /* ---- output ---- */
 
-/* Print s; with --escape as put_esc() writes it. */
+/* Print s; with --escape as u8_fput_esc() writes it. */
 static void put_name(const char *s, size_t n)
 {
 	if (g.escape)
-		put_esc(stdout, s, n);
+		u8_fput_esc(stdout, s, n);
 	else
 		fwrite(s, 1, n, stdout);
 }
@@ -511,7 +494,7 @@ static int run(int argc, char **argv)
 					  : "utf8";
 
 		fprintf(stderr, "foldfs-norm: %s '", fold_strerror(r));
-		put_esc(stderr, e, strlen(e));
+		u8_fput_esc(stderr, e, strlen(e));
 		fputs("' (--list-encodings lists the known ones)\n", stderr);
 		fputs("Try 'foldfs-norm --help' for more information.\n",
 		      stderr);
