@@ -67,6 +67,7 @@ struct foldfs {
 	int casefold_all;	/* -o casefold: every directory folds */
 	int nofold;		/* -o nofold: plain passthrough */
 	int readonly;		/* -o ro */
+	int noatime;		/* -o noatime (or ro): reads leave atime alone */
 	enum cache_mode cache;	/* what was asked */
 	enum watch_mode watch;
 	double timeout;		/* -o timeout=SECS */

@@ -20,6 +20,9 @@
  * `from`; EEXIST another entry is stored as exactly `to`; EACCES/EPERM as
  * for rename(2) (write and search permission on the directory, sticky
  * bit); EROFS read-only mount; ENAMETOOLONG a name fills its field.
+ * The kernel does not check the mount an ioctl comes through: on a
+ * read-only bind mount of a read-write view, check fstatvfs() for
+ * ST_RDONLY first (foldfs --respell does).
  *
  * The number: type byte 0xF0, command 1, direction write, size 512.
  * Type 0xF0 is listed for no driver or file system in the kernel's

@@ -22,6 +22,7 @@
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
@@ -191,6 +192,16 @@ static const char *esc(const char *s)
 	slot[next] = b;
 	next = (next + 1) % ESC_SLOTS;
 	return foldfs_escape(s, b, cap);
+}
+
+/* strerror(e), and for ENOTCONN what it means here and what to do: after
+ * kill -9 of a daemon, or a crash, its mount stays until unmounted. */
+static const char *why(int e)
+{
+	return e == ENOTCONN ? "Transport endpoint is not connected (a FUSE "
+			       "file system on that path lost its daemon: "
+			       "unmount it first, with fusermount3 -u or umount)"
+			     : strerror(e);
 }
 
 /* ---- options ----------------------------------------------------------- */
@@ -372,6 +383,11 @@ static void one_option(struct opts *o, const char *raw)
 	} else if (!strcmp(opt, "debug")) {
 		F.debug = 1; /* our messages too; libfuse's own below */
 		fuse_opt_append(o, raw);
+	} else if (!strcmp(opt, "noatime") || !strcmp(opt, "atime")) {
+		/* the kernel keeps no access times for FUSE: SOURCE's file
+		 * system sets them as the daemon reads (O_NOATIME instead) */
+		F.noatime = opt[0] == 'n';
+		fuse_opt_append(o, raw);
 	} else if (!strcmp(opt, "rw") || !strcmp(opt, "ro")) {
 		/* the last one wins, as for mount(8); told to libfuse once
 		 * all are read */
@@ -444,8 +460,7 @@ static int do_info(const char *source)
 	int r;
 
 	if (fd < 0) {
-		fprintf(stderr, "foldfs: %s: %s\n", esc(source),
-			strerror(errno));
+		fprintf(stderr, "foldfs: %s: %s\n", esc(source), why(errno));
 		return 1;
 	}
 	r = foldfs_on_view(fd, err, sizeof err);
@@ -560,6 +575,7 @@ static void respell_einval(int fd, const char *path, const char *dir,
 static int do_respell(const char *path, const char *newname)
 {
 	struct foldfs_respell arg;
+	struct statvfs sv;
 	char *copy = strdup(path), *slash, *base;
 	const char *dir;
 	size_t len;
@@ -608,12 +624,18 @@ static int do_respell(const char *path, const char *newname)
 	memset(&arg, 0, sizeof arg);
 	memcpy(arg.from, base, strlen(base) + 1);
 	memcpy(arg.to, newname, strlen(newname) + 1);
-	if (ioctl(fd, FOLDFS_IOC_RESPELL, &arg) == 0) {
+	/* The kernel hands an ioctl to the daemon without checking that the
+	 * mount it came through is writable: a read-only bind mount of a
+	 * read-write view looks to the daemon like the view itself. */
+	if (fstatvfs(fd, &sv) == 0 && (sv.f_flag & ST_RDONLY)) {
+		e = EROFS;
+	} else if (ioctl(fd, FOLDFS_IOC_RESPELL, &arg) == 0) {
 		r = 0;
 		close(fd);
 		goto out;
+	} else {
+		e = errno;
 	}
-	e = errno;
 	switch (e) {
 	case ENOTTY:
 	case ENOSYS:
@@ -1152,9 +1174,9 @@ int main(int argc, char **argv)
 	F.root_fd = open(F.source, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (F.root_fd < 0)
 		die("SOURCE %s: %s", esc(F.source),
-		    errno == ENOTDIR ? "not a directory" : strerror(errno));
+		    errno == ENOTDIR ? "not a directory" : why(errno));
 	if (fstat(F.root_fd, &st) < 0)
-		die("SOURCE %s: %s", esc(F.source), strerror(errno));
+		die("SOURCE %s: %s", esc(F.source), why(errno));
 	F.root_dev = st.st_dev;
 	{
 		/* ext4, tmpfs and xfs do nothing at close() but drop the
@@ -1188,7 +1210,7 @@ int main(int argc, char **argv)
 		char c;
 		if (stat(F.mountpoint, &mst) < 0)
 			die("MOUNTPOINT %s: %s", esc(F.mountpoint),
-			    strerror(errno));
+			    why(errno));
 		/* mount.fuse3 -o drop_privileges mounted it already and
 		 * hands over the /dev/fuse descriptor */
 		if (sscanf(F.mountpoint, "/dev/fd/%u%c", &fdn, &c) == 1 &&
@@ -1220,7 +1242,7 @@ mounted_by_helper:
 		int rfd = open(F.source, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		int keep = F.root_fd;
 		if (rfd < 0)
-			die("SOURCE %s: %s", esc(F.source), strerror(errno));
+			die("SOURCE %s: %s", esc(F.source), why(errno));
 		F.root_fd = rfd;
 		settle_record(&o);
 		F.root_fd = keep;
@@ -1268,8 +1290,10 @@ mounted_by_helper:
 	}
 	if (!o.have_subtype)
 		fuse_opt_append(&o, "subtype=foldfs");
-	if (F.readonly)
+	if (F.readonly) {
 		fuse_opt_append(&o, "ro");
+		F.noatime = 1; /* a read-only view writes nothing to SOURCE */
+	}
 	F.defperm = o.have_defperm;
 	/* allow_other without default_permissions would give every user
 	 * the daemon's own access (a daemon run by a user cannot take the

@@ -149,8 +149,14 @@ static int find_record(struct check *c)
 	if (!dir)
 		return -ENOMEM;
 	if (stat(dir, &st0) < 0) {
+		/* realpath() succeeds where stat() does not: a FUSE mount
+		 * whose daemon died (ENOTCONN) or another user's view
+		 * (EACCES); exit 8 must not be silent */
+		r = -errno;
+		fprintf(stderr, "foldfs-check: %s: %s\n", rep_q(c->root_abs),
+			strerror(-r));
 		free(dir);
-		return -errno;
+		return r;
 	}
 	for (;;) {
 		struct stat st;

@@ -1847,6 +1847,23 @@ def test_daemon_agrees():
               "a view inside PATH is not walked: %d groups (want %d), "
               "notes %r" % (len(by_type(objs, "collision")), len(GROUPS),
                             notes))
+        # A view that cannot be stat()ed (realpath() still resolves it):
+        # exit 8 with a message naming it, not a silent 8
+        if reachable_by(65534, TMP):
+            rc, out, err = run(["--casefold", mnt], user=65534)
+            check(rc == 8 and os.fsencode(mnt) in err and
+                  b"Permission denied" in err,
+                  "another user's view: exit 8 saying why (%d) %r" %
+                  (rc, err))
+        p.kill()   # the daemon dies, the mount stays: ENOTCONN
+        p.wait(timeout=10)
+        time.sleep(1.5)   # once the cached attributes (1 s) are stale
+        for argv in (["--casefold", mnt], ["--info", mnt]):
+            rc, out, err = run(argv)
+            check(rc == 8 and os.fsencode(mnt) in err and
+                  b"not connected" in err,
+                  "%s on a view whose daemon died: exit 8 saying why "
+                  "(%d) %r" % (argv[0], rc, err))
     finally:
         subprocess.run(["fusermount3", "-u", mnt])
         try:

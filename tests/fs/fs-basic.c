@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/fs.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1557,6 +1558,61 @@ static void sec_options(void)
 	if (r == 0)
 		t_umount(&m);
 
+	/* noatime and ro: the kernel keeps no access times for FUSE, and
+	 * the daemon's reads set SOURCE's (relatime: one older than a day),
+	 * which such a mount of a local file system leaves alone */
+	{
+		const char *asrc = t_newdir("src-opts-atime");
+		const char *f = t_path(asrc, "Afile"), *d = t_path(asrc, "Adir");
+		const struct timespec old[2] = {{946684800, 0}, {0, UTIME_OMIT}};
+		static const char *const aopts[] = {"casefold", "casefold,noatime",
+						    "casefold,ro", "casefold,noatime,atime"};
+		char buf[64];
+		struct stat fs, ds;
+		CHECK_OK(mkfile(f, "a"), "SOURCE/Afile");
+		CHECK_OK(mkdir(d, 0755), "SOURCE/Adir");
+		for (size_t i = 0; i < sizeof aopts / sizeof aopts[0]; i++) {
+			int keep = i == 1 || i == 2;
+			utimensat(AT_FDCWD, f, old, 0);
+			utimensat(AT_FDCWD, d, old, 0);
+			if (t_mount(&m, asrc, aopts[i]) != 0)
+				continue;
+			ssize_t n = t_read_file(t_path(m.mnt, "AFILE"), buf, sizeof buf);
+			long cnt = t_dir_count(t_path(m.mnt, "ADIR"));
+			t_umount(&m);
+			int st = stat(f, &fs) | stat(d, &ds);
+			CHECK(n == 1 && cnt == 0 && st == 0 &&
+				      (fs.st_atime == 946684800) == keep &&
+				      (ds.st_atime == 946684800) == keep,
+			      "-o %s: reading a file and listing a directory %s SOURCE's "
+			      "access times (file %lld, directory %lld)",
+			      aopts[i], keep ? "leaves" : "sets", (long long)fs.st_atime,
+			      (long long)ds.st_atime);
+		}
+	}
+
+	/* a daemon killed with SIGKILL leaves its mount (ENOTCONN): mounting
+	 * there again, --info and a mount of it as SOURCE say to unmount it */
+	r = t_mount(&m, src, "casefold");
+	if (r == 0) {
+		kill(m.pid, SIGKILL);
+		waitpid(m.pid, NULL, 0);
+		m.pid = 0;
+		t_sleep_ms(1200); /* the root's attributes stale (timeout 1) */
+		const char *again[] = {t_opt.foldfs, src, m.mnt, "-o", "casefold", NULL};
+		r = t_run(again, out, sizeof out, 30);
+		CHECK(r == 1 && contains(out, "not connected") && contains(out, "unmount it"),
+		      "foldfs SRC MNT over a dead view: says to unmount it (exit %d): %s", r,
+		      out);
+		r = run_tool(out, sizeof out, t_opt.foldfs, "--info", m.mnt, NULL, NULL);
+		CHECK(r == 1 && contains(out, "unmount it"),
+		      "foldfs --info on a dead view: says to unmount it (exit %d): %s", r, out);
+		r = t_mount_refused(m.mnt, "casefold", out, sizeof out);
+		CHECK(r == 1 && contains(out, "unmount it"),
+		      "a dead view as SOURCE: says to unmount it (exit %d): %s", r, out);
+		t_umount(&m);
+	}
+
 	/* max_read: libfuse fails INIT unless init() asks for the same size,
 	 * after a background daemon has detached (exit 0, no mount) */
 	{
@@ -2168,6 +2224,23 @@ static void sec_respell(void)
 		CHECK(rc == 1 && contains(out, "read-only"), "read-only: exit 1, says so (%d: %s)",
 		      rc, out);
 		CHECK(t_dir_has(sd, "FOO"), "nothing changed");
+		t_umount(&m);
+	}
+	/* A read-only bind mount of a read-write view: the daemon cannot
+	 * tell (the kernel checks nothing for an ioctl), the tool must */
+	if (t_mount(&m, m.src, "") == 0) {
+		const char *rb = t_newdir("respell-robind");
+		if (mount(m.mnt, rb, NULL, MS_BIND, NULL) == 0 &&
+		    mount(NULL, rb, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY, NULL) == 0) {
+			rc = run_tool(out, sizeof out, ff, "--respell", t_path(rb, "fold/FOO"),
+				      "foo", NULL);
+			CHECK(rc == 1 && contains(out, "read-only") && t_dir_has(sd, "FOO"),
+			      "read-only bind mount of the view: exit 1, says so, nothing "
+			      "changed (%d: %s)", rc, out);
+		} else {
+			t_skip("no read-only bind mount here (%s)", strerror(errno));
+		}
+		umount2(rb, MNT_DETACH);
 		t_umount(&m);
 	}
 
