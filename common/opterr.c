@@ -56,11 +56,23 @@ void opt_error(FILE *f, const char *prog, int ret, char *const argv[],
 		return;
 	}
 	if (optopt) {
-		/* known, given "=VALUE" it takes none */
-		const char *eq = strchr(arg, '=');
+		/* known, given "=VALUE" it takes none: named in full (the
+		 * one option the name typed abbreviates), as getopt would */
+		const char *eq = strchr(arg, '='), *full = NULL;
+		size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
 
+		for (const struct option *o = longopts; n > 2 && o && o->name;
+		     o++)
+			if (!strncmp(o->name, arg + 2, n - 2) &&
+			    (!full || strlen(o->name) == n - 2))
+				full = o->name;
 		fputs("option '", f);
-		u8_fput_esc(f, arg, eq ? (size_t)(eq - arg) : strlen(arg));
+		if (full) {
+			fputs("--", f);
+			u8_fput_esc(f, full, strlen(full));
+		} else {
+			u8_fput_esc(f, arg, n);
+		}
 		fputs("' doesn't allow an argument\n", f);
 		return;
 	}

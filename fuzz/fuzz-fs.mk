@@ -7,11 +7,12 @@
 # parser of foldfs-check's rename log (tools/foldfs-check-undo.c,
 # fuzz/fuzz-undo.c), foldfs-check's per-directory analysis, --fix
 # dry-run spellings and reports against a model (fuzz/fuzz-scan.c), and
-# foldfs-norm as a whole against libfold (tools/foldfs-norm.c,
-# fuzz/fuzz-norm.c).  Built like the libfold targets (fuzz/fuzz.mk):
-# clang, ASan+UBSan, into $(FUZZ_BUILD) by a sub-make.  Three more work
-# on real directories in /tmp: the daemon's namespace calls and respell
-# against the lookup rule checked on SOURCE's listing and, for other
+# foldfs-norm as a whole against libfold, its getopt messages included
+# (tools/foldfs-norm.c, common/opterr.c, fuzz/fuzz-norm.c).  Built like
+# the libfold targets (fuzz/fuzz.mk): clang, ASan+UBSan, into
+# $(FUZZ_BUILD) by a sub-make.  Three more work on real directories in
+# /tmp: the daemon's namespace calls and respell against the lookup rule
+# checked on SOURCE's listing and, for other
 # callers, against the kernel's own permission checks (fs/ops_entry.c,
 # fs/respell.c, fs/resolve.c, fs/dirindex.c, fs/creds.c;
 # fuzz/fuzz-names.c), foldfs-check as a whole on a tree against a model
@@ -127,8 +128,9 @@ $(BUILD)/fuzz-fix: $(FZ_OBJ)/fuzz-fix.o \
 # of ours with optional fields and a source of escaped bytes, another
 # type) and the casefold attribute set, got and cleared by root and by an
 # owner who may not write the directory (which is set-group-ID with a
-# group the owner is not in, at the end)
-FUZZ_SEED_record := format=1\nencoding=utf8-12.1.0\nflags=strict\ncreated=2026-01-01T00:00:00Z\ncreator=foldfs 0.1.0\n\036format=1\nencoding=utf8\n\000M\153\001\004/src\020\012/my src\\1\t\040\003abc\002\003\012\004\020\002\060\002\027\002\003\007\026\125\027\003\014\007\066\325\027\013
+# group the owner is not in, at the end); a record whose free text holds
+# what --info must escape (a backslash, C1, bidi, DEL, ill-formed bytes)
+FUZZ_SEED_record := format=1\nencoding=utf8-12.1.0\nflags=strict\ncreated=2026-01-01T00:00:00Z\ncreator=foldfs 0.1.0\n\036format=1\nencoding=utf8\n\000M\153\001\004/src\020\012/my src\\1\t\040\003abc\002\003\012\004\020\002\060\002\027\002\003\007\026\125\027\003\014\007\066\325\027\013\036format=1\nencoding=utf8-12.1.0\ncreated=\342\200\2172026\\x41\ncreator=a\\b\302\205\342\200\256\177\377z\n
 FUZZ_SEED_undo := \# foldfs-check rename log, format 2\nrename 2f746d70 52 72 12\nrename 2f 41 61 7\nfailed 2f 41 61 7\nrename 2f 42 62\n
 # index: classes of eight spellings, a rebuild that leaves free slots and
 # a table that outgrows them; long names whose deletion leaves the pool
@@ -138,8 +140,9 @@ FUZZ_SEED_index := \004gReport.txt\000wREPORT.TXT 2\000hreport.txt 2\000b\000gAb
 # scan: a --fix dry run (JSON) over collisions, and a what-if (text) from
 # NFKD + C+F to C+F without ignorables at the newest version (index 24 of
 # 25), where "\357\254\201le" (U+FB01) leaves a class of three and
-# "a\342\200\213b" (U+200B) joins one
-FUZZ_SEED_scan := \005\012\005Report.txt/report.TXT/R\303\251sum\303\251/Re\314\201sume\314\201/Stra\303\237e/STRASSE/a.tar.gz/A.TAR.GZ\036\130\230\002\357\254\201le/file/FILE/a\342\200\213b/ab/AB
+# "a\342\200\213b" (U+200B) joins one; ill-formed names, in a text
+# report and under a strict encoding in JSON
+FUZZ_SEED_scan := \005\012\005Report.txt/report.TXT/R\303\251sum\303\251/Re\314\201sume\314\201/Stra\303\237e/STRASSE/a.tar.gz/A.TAR.GZ\036\130\230\002\357\254\201le/file/FILE/a\342\200\213b/ab/AB\036\030\000\000bad\377/BAD\377/x\300\200y\036\070\000\001bad\377/ok
 
 # names: both directories fold; create, other spellings, an entry made in
 # SOURCE, renames (one a respelling, one into the other directory, one
@@ -155,23 +158,30 @@ FUZZ_SEED_scan := \005\012\005Report.txt/report.TXT/R\303\251sum\303\251/Re\314\
 # the 70th of which denies what "other" allows); the sweep of a removed
 # directory's index, also in a later round; a mkdir whose folding mark
 # fails, and one under -o casefold; a plain O_CREAT of a directory's
-# other spelling in a sticky folding directory (EISDIR)
-FUZZ_SEED_names := \030\003mReadme.txt\000lREADME.TXT\000cReadMe.TXT\000eREADME.txt\000oreadme.txt\000lREADME.TXT\000rREADME.TXT/ReadMe.Txt\000pREADME.txt/README.TXT\000m.FOLDFS\000l.foldfs\000u.Foldfs\000xreadme.txt/Other\000NOTHER/other\000kREADME.TXT\000lreadme.TXT\000wA/B\000p../..\000p./.\000p/x\000pA/\000o.FOLDFS\000l.foldfs\000p.FOLDFS/.Foldfs\036\070\017m.FOLDFS\000o.Foldfs\000l.FOLDFS\000MA\377\000LA\377\000Oa\377\000La\377\000PA\377/a\377\000Ta/A\000ea\000EA\000XA/.foldfs\000XA/.FOLDFS\000nA/B\000kA\000la\036\271\000m.FOLDFS\000m.foldfs\000l.Foldfs\000ra/.foldfs\000ra/.FOLDFS\000pa/A\000M.foldfs\000L.foldfs\036\030\003dDir\000lDIR\000mfile\000hFILE/Hard\000jfile/Linked\000sSym/some/target\000lSYM\000cSYM\000cDIR\000uDIR\000vFILE\000fFull\000vfull\000rfile/DIR\000rdir/FILE\000rdir/Full\000yfile/Moved\000lFILE\000mFILE2\000zmoved/x\000vdir\036\030\003mFoo\000i\001\001\001\355\000\000\000qfoo/FOO\000i\001\002\001\377\002\025\000qFOO/foo\000mBar\000QBAR/bar\000i\002\001\010\333\001\125\000qfoo/FOo\000i\002\001\011\333\002\125\000qfoo/FOO\036\030\003mA\000MB\000lx\000Lx\000g\002\000g\005\000MC\000LX\000g\004\000LX\000g\015\000MC\000LX\000g\035\036\030\043dDir\000lDIR\000DDir\036\030\103dDir\000DX\036\046\003mFoo\000i\001\056\056\213\213\213\000qFOO/foo\036\030\003mFoo\000i\001\001\012\307\001\010\000qfoo/FOO\000i\001\001\012\307\001\110\000qFOO/fOO\036\030\003mFoo\000i\001\001\001\377\003\001\000qfoo/FOO\000i\001\001\001\377\003\101\000qFOO/foo\036\030\003dDir\000i\003\003\020\377\003\200\000cDIR
+# other spelling in a sticky folding directory (EISDIR); renames onto an
+# entry of another spelling, in the directory and into the other one (it
+# is replaced, then takes the new spelling)
+FUZZ_SEED_names := \030\003mReadme.txt\000lREADME.TXT\000cReadMe.TXT\000eREADME.txt\000oreadme.txt\000lREADME.TXT\000rREADME.TXT/ReadMe.Txt\000pREADME.txt/README.TXT\000m.FOLDFS\000l.foldfs\000u.Foldfs\000xreadme.txt/Other\000NOTHER/other\000kREADME.TXT\000lreadme.TXT\000wA/B\000p../..\000p./.\000p/x\000pA/\000o.FOLDFS\000l.foldfs\000p.FOLDFS/.Foldfs\036\070\017m.FOLDFS\000o.Foldfs\000l.FOLDFS\000MA\377\000LA\377\000Oa\377\000La\377\000PA\377/a\377\000Ta/A\000ea\000EA\000XA/.foldfs\000XA/.FOLDFS\000nA/B\000kA\000la\036\271\000m.FOLDFS\000m.foldfs\000l.Foldfs\000ra/.foldfs\000ra/.FOLDFS\000pa/A\000M.foldfs\000L.foldfs\036\030\003dDir\000lDIR\000mfile\000hFILE/Hard\000jfile/Linked\000sSym/some/target\000lSYM\000cSYM\000cDIR\000uDIR\000vFILE\000fFull\000vfull\000rfile/DIR\000rdir/FILE\000rdir/Full\000yfile/Moved\000lFILE\000mFILE2\000zmoved/x\000vdir\036\030\003mFoo\000i\001\001\001\355\000\000\000qfoo/FOO\000i\001\002\001\377\002\025\000qFOO/foo\000mBar\000QBAR/bar\000i\002\001\010\333\001\125\000qfoo/FOo\000i\002\001\011\333\002\125\000qfoo/FOO\036\030\003mA\000MB\000lx\000Lx\000g\002\000g\005\000MC\000LX\000g\004\000LX\000g\015\000MC\000LX\000g\035\036\030\043dDir\000lDIR\000DDir\036\030\103dDir\000DX\036\046\003mFoo\000i\001\056\056\213\213\213\000qFOO/foo\036\030\003mFoo\000i\001\001\012\307\001\010\000qfoo/FOO\000i\001\001\012\307\001\110\000qFOO/fOO\036\030\003mFoo\000i\001\001\001\377\003\001\000qfoo/FOO\000i\001\001\001\377\003\101\000qFOO/foo\036\030\003dDir\000i\003\003\020\377\003\200\000cDIR\036\030\003mfoo\000mBar\000rfoo/BAR\000lbar\000mbaz\000MQux\000xbaz/QUX\000Lqux
 # norm: names on standard input (one ill-formed, one empty, the last
 # without a newline); --escape -0 with controls, a bidi override, a
 # backslash and NEL; --hash with a --seed from a FILE; --check --strict;
 # --cmp -v; --profile ext4 --escape on "-"; usage errors (--profile with
 # --encoding, --compat with nfc); --strict stopping; ascii; -v --cmp
-# under nfkc_cf and compat
-FUZZ_SEED_norm := \006\000\000Stra\303\237e\nREADME\nbad\377name\n\nlast\036\141\000\000e\314\201\000tab\there\000new\nline\000bidi\342\200\256x\000back\\slash\000\302\205nel\000ls\342\200\250\036\016\000\005\001\002\003\004\005\006\007\010\011\012\013\014\015\016\017\020Readme\nREADME\n\377\036\226\000\001ok\nbad\300\200\nalso\377\036\036\200\003Stra\303\237e\000STRASSE\036\047\000\002A\342\200\215B\nK\n\036\007\001\000x\036\001\040\000x\036\206\000\000good\nbad\377\nnever\036\006\002\000\303\200B\nab\036\275\053\013\357\254\201\000fi
+# under nfkc_cf and compat; whole command lines (getopt's complaints,
+# common/opterr.c): an unknown long option with a terminal escape and a
+# bidi override, an ambiguous one, one given a value it does not take,
+# short options unknown in and at the end of a cluster, a missing value
+# of a long and of a short option
+FUZZ_SEED_norm := \006\000\000Stra\303\237e\nREADME\nbad\377name\n\nlast\036\141\000\000e\314\201\000tab\there\000new\nline\000bidi\342\200\256x\000back\\slash\000\302\205nel\000ls\342\200\250\036\016\000\005\001\002\003\004\005\006\007\010\011\012\013\014\015\016\017\020Readme\nREADME\n\377\036\226\000\001ok\nbad\300\200\nalso\377\036\036\200\003Stra\303\237e\000STRASSE\036\047\000\002A\342\200\215B\nK\n\036\007\001\000x\036\001\040\000x\036\206\000\000good\nbad\377\nnever\036\006\002\000\303\200B\nab\036\275\053\013\357\254\201\000fi\036\000\000\040--x\033[2J\342\200\256\036\000\000\040--c\036\000\000\040--hash=\033\036\000\000\040--hash\000-x0\036\000\000\040-0\033\036\000\000\040-v\000--seed\036\000\000\040--cmp\000-f
 # check: folding by the attribute, groups in the root and below (one of
 # directories), NFC and NFD spellings; a record in the root with
 # --fix's dry run; a strict record in the parent with -x and --max-fds
 # 8; --casefold-dir, and one that fails at the third directory; PATH
 # with a trailing '/'; --info of a tree without its own record; the
 # record's --set-encoding; a usage error; the chain of directories with
-# --max-fds 2; a second PATH that does not exist
-FUZZ_SEED_check := \030\004\000\000Readme/\000README\000readme/x\000sub/A\000sub/a\000d\303\251j\303\240/\000de\314\201ja\314\200/y\036\030\205\003\000A\000a\000B/b\000B/B\036\070\346\200\000A\000a\036\070\011\002\000x/y/z\000X\036\030\000\002\003a/b/c\000d/e\036\030\024\000\000X/y\000x/Y\036\030\004\001\001Same/\000SAME/x\036\030\004\006\006Same/\000SAME/x\036\030\004\007\012Same/\000SAME/x\036\030\054\100\000a/b/c\000A/b/c\036\030\350\043\000F/x\000f/X\000G/y
+# --max-fds 2; a second PATH that does not exist; ill-formed names, also
+# under a strict record; --info of the root's record
+FUZZ_SEED_check := \030\004\000\000Readme/\000README\000readme/x\000sub/A\000sub/a\000d\303\251j\303\240/\000de\314\201ja\314\200/y\036\030\205\003\000A\000a\000B/b\000B/B\036\070\346\200\000A\000a\036\070\011\002\000x/y/z\000X\036\030\000\002\003a/b/c\000d/e\036\030\024\000\000X/y\000x/Y\036\030\004\001\001Same/\000SAME/x\036\030\004\006\006Same/\000SAME/x\036\030\004\007\012Same/\000SAME/x\036\030\054\100\000a/b/c\000A/b/c\036\030\350\043\000F/x\000f/X\000G/y\036\030\004\000\000bad\377\000BAD\377/x\036\070\005\000\000bad\377\000d\300\200/x\036\030\005\001\000x
 # fix: collisions in a directory (a log from an earlier run there); JSON
 # reports, names stretched to 252 bytes and a log name with a newline; two
 # runs, the second renaming what the first did

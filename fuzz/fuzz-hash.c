@@ -7,13 +7,16 @@
  * (equivalent names hash alike), the z variants (fold_hashz,
  * fold_validatez, fold_keyz, fold_normalizez: the daemon's calls) must
  * agree with the sized calls on the bytes before the first NUL, and a name
- * must equal its key.
+ * must equal its key.  fold_key and fold_normalize into a buffer with room
+ * for a whole piece (FS_OUTCAP, which they fill in place: the tools' case)
+ * must give what they give into one of the exact size.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <string.h>
 
 #include "fuzz-ctx.h"
+#include "fold_stream.h"
 
 static const struct fold_seed seed = {0x0123, 0x4567};
 
@@ -100,6 +103,32 @@ static void zvariants(const struct fold_ctx *c, const char *s, size_t n)
 	free(z);
 }
 
+/* fold_key (key) or fold_normalize into at least FS_OUTCAP bytes, the
+ * exact room the in-place path may use (ASan sees a write past it),
+ * against the same call into a buffer of the result's size. */
+static void roomy(const struct fold_ctx *c, const char *s, size_t n, int key)
+{
+	ssize_t r = key ? fold_key(c, s, n, NULL, 0)
+			: fold_normalize(c, s, n, NULL, 0);
+	size_t cap = r > FS_OUTCAP ? (size_t)r : FS_OUTCAP;
+	char *a = malloc(cap), *b = malloc(r > 0 ? (size_t)r : 1);
+
+	if (!a || !b)
+		abort();
+	if ((key ? fold_key(c, s, n, a, cap) : fold_normalize(c, s, n, a, cap))
+		    != r ||
+	    (r > 0 && ((key ? fold_key(c, s, n, b, (size_t)r)
+			    : fold_normalize(c, s, n, b, (size_t)r)) != r ||
+		       memcmp(a, b, (size_t)r)))) {
+		fuzz_hex(key ? "fold_key into a large buffer differs"
+			     : "fold_normalize into a large buffer differs",
+			 s, n);
+		abort();
+	}
+	free(a);
+	free(b);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fold_ctx c;
@@ -140,6 +169,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(z);
 	}
 	zvariants(&c, s, n);
+	roomy(&c, s, n, 1);
+	roomy(&c, s, n, 0);
 	/* the key is an equivalent name: same hash, equal (ascii: always) */
 	ssize_t kn = fold_key(&c, s, n, NULL, 0);
 	if (kn >= 0) {

@@ -35,6 +35,11 @@
  * "--"), bit 2 --seed from the next 16 bytes, bit 3 a second operation,
  * bit 4 a FILE operand with --cmp's names or the NAMEs.  The rest are the
  * names.
+ *
+ * Byte 2 bit 5 instead makes the rest, split at NULs, the whole command
+ * line (raw_options below): whatever foldfs-norm then says on standard
+ * error must be printable text, and getopt's complaints
+ * (common/opterr.c) must quote an argument that was given.
  */
 #define main foldfs_norm_main
 #include "foldfs-norm.c"
@@ -194,6 +199,115 @@ static const char *normal(const struct fold_ctx *ctx, const char *s,
 
 #define MAXN 64
 
+/* Is c a byte of a short-option cluster among argv[1..argc)? */
+static int in_cluster(char **argv, int argc, unsigned char c, int last)
+{
+	for (int k = 1; k < argc; k++) {
+		const char *w = argv[k];
+		size_t l = strlen(w);
+
+		if (w[0] != '-' || l < 2 || w[1] == '-')
+			continue;
+		if (last ? (unsigned char)w[l - 1] == c
+			 : memchr(w + 1, c, l - 1) != NULL)
+			return 1;
+	}
+	return 0;
+}
+
+/* Is s[0..n) a long option of argv[1..argc), whole or up to its '=', or the
+ * full name of one a word abbreviates? */
+static int is_long_arg(char **argv, int argc, const char *s, size_t n)
+{
+	for (int k = 1; k < argc; k++) {
+		const char *w = argv[k], *eq = strchr(w, '=');
+
+		if (strncmp(w, "--", 2))
+			continue;
+		size_t wn = eq ? (size_t)(eq - w) : strlen(w);
+
+		/* as given, or (an option that takes no "=VALUE") the full
+		 * name of the one the word abbreviates */
+		if ((strlen(w) == n && !memcmp(w, s, n)) ||
+		    (wn <= n && !memcmp(w, s, wn)))
+			return 1;
+	}
+	return 0;
+}
+
+/* The command line as the input gives it (words without '/', read as
+ * FILEs in the scratch directory), standard input empty. */
+static void raw_options(const uint8_t *p, size_t n)
+{
+	static char copy[4096 + 1], raw[4096];
+	char *argv[MAXN + 2], *words[MAXN + 2];
+	int argc = 0, st, here;
+
+	memcpy(copy, p, n);
+	copy[n] = '\0';
+	argv[argc++] = "foldfs-norm";
+	for (size_t at = 0; at < n; at += strlen(copy + at) + 1) {
+		if (argc == MAXN + 1 || strchr(copy + at, '/'))
+			return;
+		argv[argc++] = copy + at;
+	}
+	argv[argc] = NULL;
+	/* (foldfs-norm keeps its FILEs in argv's first slots) */
+	memcpy(words, argv, sizeof argv);
+	if ((here = open(".", O_RDONLY | O_DIRECTORY)) < 0 ||
+	    chdir(scratch) < 0)
+		die("cannot enter the scratch directory");
+	st = run_norm(argc, argv, "", 0);
+	if (fchdir(here) < 0)
+		die("cannot leave the scratch directory");
+	close(here);
+	if (st < 0 || st > ST_ERROR)
+		die("another exit status than 0, 1 or 2");
+	for (size_t at = 0; at < errlen;) {
+		const char *nl = memchr(err + at, '\n', errlen - at);
+
+		if (!nl)
+			die("standard error does not end in a newline");
+		if (!printable(err + at, (size_t)(nl - err) - at))
+			die("a message is not printable text");
+		at = (size_t)(nl - err) + 1;
+	}
+	/* getopt's complaint, first: "option 'ARG' ..." or "... -- 'C'" */
+	static const char lo[] = "foldfs-norm: option '",
+			  so[] = "foldfs-norm: invalid option -- '",
+			  sm[] = "foldfs-norm: option requires an argument "
+				 "-- '";
+	const char *nl = errlen ? memchr(err, '\n', errlen) : NULL, *a;
+
+	/* (a usage message, not one that names a FILE) */
+	if (nl && strncmp(nl + 1, "Try 'foldfs-norm --help'", 24))
+		nl = NULL;
+	if (nl && !strncmp(err, lo, strlen(lo))) {
+		const char *q = nl;
+
+		a = err + strlen(lo);
+		while (q > a && !(q[0] == '\'' && q[1] == ' '))
+			q--;
+		ssize_t l = unescape(a, (size_t)(q - a), raw);
+
+		if (q == a || l < 0 || !is_long_arg(words, argc, raw, (size_t)l))
+			die("an option error quotes no long option given");
+	} else if (nl && (!strncmp(err, so, strlen(so)) ||
+			  !strncmp(err, sm, strlen(sm)))) {
+		a = err + strlen(err[13] == 'i' ? so : sm);
+		ssize_t l = nl - a < 2 || nl[-1] != '\''
+				    ? -1
+				    : unescape(a, (size_t)(nl - 1 - a), raw);
+
+		if (l != 1 || !in_cluster(words, argc, (unsigned char)raw[0],
+					  err[13] != 'i'))
+			die("an option error quotes no option letter given");
+	}
+	free(out);
+	free(err);
+	out = err = NULL;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const forms[6] = { "nfd",	  "nfc",
@@ -233,6 +347,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					 (o1 & 64 ? FOLD_IGNORABLES : 0);
 	const uint8_t *p = data + 3, *end = data + size;
 
+	if (o2 & 32) {
+		raw_options(p, (size_t)(end - p));
+		return 0;
+	}
 	argv[argc++] = "foldfs-norm";
 	if (form < 6) {
 		argv[argc++] = "--form";

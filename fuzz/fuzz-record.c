@@ -10,10 +10,12 @@
  * one-line, printable message, or succeed with a record that makes sense:
  * format 1, a canonical encoding libfold accepts, known flags, terminated
  * fields -- and that survives foldfs_record_write() and a second read
- * unchanged.  What follows the "\0M" makes a mount table, written as the
- * kernel writes /proc/self/mountinfo, for foldfs_on_view() to read
- * (check_view), and then a script for the casefold attribute
- * (check_casefold).
+ * unchanged.  foldfs_record_print() (foldfs --info, foldfs-check --info)
+ * must show it, with its creator as the source directory, in lines of
+ * printable text whose free-text fields unescape to the record's own.
+ * What follows the "\0M" makes a mount table, written as the kernel
+ * writes /proc/self/mountinfo, for foldfs_on_view() to read (check_view),
+ * and then a script for the casefold attribute (check_casefold).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,6 +33,7 @@
 
 #include "fold.h"
 #include "record.h"
+#include "u8.h"
 
 static int dirfd_in = -1, dirfd_out = -1;
 static char dir_in[64], dir_out[64];
@@ -380,6 +383,72 @@ static void setup(void)
 	}
 }
 
+/* The text after "tag" on a line of out[0..n), \\ and \xNN undone, is
+ * want; every line is printable text. */
+static int shows(const char *out, size_t n, const char *tag,
+		 const char *want)
+{
+	char raw[256];
+	int seen = 0;
+
+	for (const char *l = out, *e; l < out + n; l = e + 1) {
+		size_t o = 0, len;
+
+		if (!(e = memchr(l, '\n', (size_t)(out + n - l))))
+			return 0;
+		for (const char *p = l; p < e; p += len) {
+			uint32_t cp;
+
+			len = u8_decode((const unsigned char *)p,
+					(size_t)(e - p), &cp);
+			if (!len || u8_unsafe(cp))
+				return 0;
+		}
+		if (strncmp(l, tag, strlen(tag)))
+			continue;
+		for (const char *p = l + strlen(tag); p < e && o < sizeof raw;) {
+			unsigned v;
+
+			if (*p != '\\') {
+				raw[o++] = *p++;
+			} else if (p + 1 < e && p[1] == '\\') {
+				raw[o++] = '\\';
+				p += 2;
+			} else if (p + 3 < e && p[1] == 'x' &&
+				   sscanf(p + 2, "%2x", &v) == 1) {
+				raw[o++] = (char)v;
+				p += 4;
+			} else {
+				return 0;
+			}
+		}
+		if (o != strlen(want) || memcmp(raw, want, o))
+			return 0;
+		seen = 1;
+	}
+	return seen;
+}
+
+static void check_print(const struct foldfs_record *rec,
+			const uint8_t *data, size_t size)
+{
+	char *out = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&out, &n);
+
+	if (!f)
+		abort();
+	foldfs_record_print(rec, rec->creator, f);
+	fclose(f);
+	if (!shows(out, n, "Source directory:         ", rec->creator) ||
+	    (rec->created[0] &&
+	     !shows(out, n, "Created:                  ", rec->created)) ||
+	    (rec->creator[0] &&
+	     !shows(out, n, "Creator:                  ", rec->creator)))
+		fail("the record is printed otherwise", data, size);
+	free(out);
+}
+
 static int terminated(const char *s, size_t cap)
 {
 	return memchr(s, '\0', cap) != NULL;
@@ -438,6 +507,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fold_encoding_name(&ctx, canon, sizeof canon) < 0 ||
 	    strcmp(canon, rec.encoding))
 		fail("the encoding is not in canonical form", data, size);
+	check_print(&rec, data, size);
 	if (!rec.created[0] || !rec.creator[0])
 		return 0; /* write would fill them in: no round trip */
 	r = foldfs_record_write(dirfd_out, &rec);

@@ -8,7 +8,8 @@
 # Targets: normalize (fold_normalize/fold_key vs ICU), compare (fold_cmp,
 # fold_equal, fold_hash vs fold_key order; fold_cmpz, fold_equalz), hash
 # (fold_validate vs an independent validator, fold_hash vs the key; the
-# other NUL-terminated calls), and kernel (the ext4
+# other NUL-terminated calls; fold_key and fold_normalize writing in
+# place into a large buffer), and kernel (the ext4
 # profile vs the Linux kernel's own fs/unicode, where tests/lib/
 # kernel-src.sh can fetch it; seeded from normalize's corpus).  The targets
 # and a libfold
@@ -33,7 +34,8 @@ FUZZ_RUN_FLAGS := -max_len=512 -timeout=20 -rss_limit_mb=2048 \
 
 FZ_OBJ := $(BUILD)/obj/fuzz
 FZ_TL  := $(BUILD)/obj/tests/lib
-FZ_HDRS := fuzz/fuzz-ctx.h fuzz/fuzz-enc.h lib/fold.h tests/lib/icu-oracle.h
+FZ_HDRS := fuzz/fuzz-ctx.h fuzz/fuzz-enc.h lib/fold.h lib/fold_stream.h \
+	tests/lib/icu-oracle.h
 
 $(FZ_OBJ)/%.o: fuzz/%.c $(FZ_HDRS)
 	@mkdir -p $(@D)
