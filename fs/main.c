@@ -393,6 +393,12 @@ static void one_option(struct opts *o, const char *raw)
 		 * all are read */
 		F.readonly = opt[1] == 'o';
 	} else {
+		/* libfuse repeats an option it does not know raw: one whose
+		 * name is not printable ASCII is nobody's, refused here with
+		 * the name escaped */
+		for (const char *c = opt; *c && c != val; c++)
+			if ((unsigned char)*c < 0x21 || (unsigned char)*c > 0x7e)
+				die("unknown option %s", esc(opt));
 		/* the kernel refuses an empty one, after the checks here */
 		if ((starts(opt, "fsname=") || starts(opt, "subtype=")) &&
 		    !val[1])

@@ -1779,6 +1779,13 @@ static void sec_cli(void)
 	rc = run_tool(out, sizeof out, t_opt.foldfs, "-o", "cache=\x1b[2J", "/a", mnt);
 	CHECK(rc == 1 && escaped_only(out) && contains(out, "cache=\\x1b[2J"),
 	      "-o cache=<ESC>[2J: refused, escaped (%d)", rc);
+	/* one libfuse would take in and repeat raw ("unknown option(s)") */
+	rc = run_tool(out, sizeof out, t_opt.foldfs, "-o", "bogus\x1b[2J\xc2\x9b", t_opt.root,
+		      mnt);
+	CHECK(rc == 1 && escaped_only(out) && contains(out, "bogus\\x1b[2J\\xc2\\x9b") &&
+		      !t_is_mounted(mnt),
+	      "-o <an option libfuse does not know, with ESC and C1 CSI>: refused, escaped (%d)",
+	      rc);
 	rc = run_tool(out, sizeof out, t_opt.foldfs, "/nonexistent-\x1b[2J-src", mnt, NULL,
 		      NULL);
 	CHECK(rc == 1 && escaped_only(out) && contains(out, "-\\x1b[2J-src"),
