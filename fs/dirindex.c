@@ -387,15 +387,10 @@ struct dirindex *idx_from_names(const char *const *names, size_t n)
 #define STAMP_SETTLED_SEC 3
 
 /* A lookup does not read the directory for the caller: leave its access
- * time alone (O_NOATIME needs ownership or CAP_FOWNER). */
+ * time alone. */
 static int scan_open(struct node *d)
 {
-	int fd = openat(d->fd, ".",
-			O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOATIME);
-
-	if (fd < 0 && errno == EPERM)
-		fd = openat(d->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	return fd;
+	return src_openat(d->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 1);
 }
 
 /* Read the directory into a new index (ilock held). */
@@ -414,8 +409,6 @@ static int scan(struct node *d, struct dirindex **out)
 	unsigned gen = atomic_load(&idx_generation);
 
 	fd = scan_open(d);
-	if (fd < 0 && prune_wait(errno))
-		fd = scan_open(d);
 	if (fd < 0)
 		return -errno;
 	x = idx_new();
@@ -877,8 +870,6 @@ int dir_fence(struct node *d)
 	char buf[1024];
 	int fd = scan_open(d), r = 0;
 
-	if (fd < 0 && prune_wait(errno))
-		fd = scan_open(d);
 	if (fd < 0)
 		return -errno;
 	lseek(fd, 0, SEEK_END);

@@ -29,6 +29,8 @@
 #define FOLDFS_H
 
 #define FUSE_USE_VERSION 312 /* 3.12: loop config with max_threads */
+#include <errno.h>
+#include <fcntl.h>
 #include <fuse_lowlevel.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -379,6 +381,22 @@ int prune_negative_ok(void);
 int prune_wait(int err);
 /* openat(dfd, name, O_PATH | O_NOFOLLOW), tried again after prune_wait. */
 int prune_openat(int dfd, const char *name);
+
+/* openat(dfd, name, fl) of an object of SOURCE, with O_NOATIME if noatime
+ * (a read of ours must not set the time) but without it where it is
+ * refused (it needs ownership or CAP_FOWNER); tried again after
+ * prune_wait.  (Inline: the fuzz targets link its users, not prune.c.) */
+static inline int src_openat(int dfd, const char *name, int fl, int noatime)
+{
+	for (int again = 1;; again = 0) {
+		int fd = openat(dfd, name, fl | (noatime ? O_NOATIME : 0));
+
+		if (fd < 0 && errno == EPERM && noatime)
+			fd = openat(dfd, name, fl);
+		if (fd >= 0 || !again || !prune_wait(errno))
+			return fd;
+	}
+}
 
 /* ---- coherence.c -------------------------------------------------------- */
 

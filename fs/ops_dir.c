@@ -55,14 +55,9 @@ void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	/* a noatime view lists without setting the access time (O_NOATIME
-	 * needs ownership or CAP_FOWNER: else as before) */
-	int fl = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
-	h->fd = openat(n->fd, ".", fl | (F.noatime ? O_NOATIME : 0));
-	if (h->fd < 0 && prune_wait(errno))
-		h->fd = openat(n->fd, ".", fl | (F.noatime ? O_NOATIME : 0));
-	if (h->fd < 0 && errno == EPERM && F.noatime)
-		h->fd = openat(n->fd, ".", fl);
+	/* a noatime view lists without setting the access time */
+	h->fd = src_openat(n->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+			   F.noatime);
 	if (h->fd < 0) {
 		int e = errno;
 		free(h);

@@ -59,15 +59,11 @@ int file_open(const char *proc, int flags)
 	 * O_NOFOLLOW would refuse it. */
 	int fl = (flags & ~(O_NOFOLLOW | O_CREAT | O_EXCL | O_APPEND)) |
 		 O_CLOEXEC | O_NOCTTY;
-	int quiet = F.noatime && !(fl & O_NOATIME);
-	int fd = open(proc, fl | (quiet ? O_NOATIME : 0));
+	/* (O_NOATIME of our own in a noatime view; the caller's own, if
+	 * refused, stays refused) */
+	int fd = src_openat(AT_FDCWD, proc, fl,
+			    F.noatime && !(fl & O_NOATIME));
 
-	if (fd < 0 && prune_wait(errno))
-		fd = open(proc, fl | (quiet ? O_NOATIME : 0));
-	/* O_NOATIME of our own (noatime view) needs ownership or
-	 * CAP_FOWNER: without it the read sets the time, as before */
-	if (fd < 0 && errno == EPERM && quiet)
-		fd = open(proc, fl);
 	if (fd < 0 && errno == EPERM && (flags & O_APPEND)) {
 		/* an append-only file (chattr +a) opens only so, and then
 		 * every write appends, through the view as without it */

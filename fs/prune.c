@@ -234,9 +234,5 @@ int prune_wait(int err)
 
 int prune_openat(int dfd, const char *name)
 {
-	int fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-
-	if (fd < 0 && prune_wait(errno))
-		fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	return fd;
+	return src_openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0);
 }
