@@ -117,15 +117,6 @@ static inline __attribute__((always_inline)) uint64_t u8_step(uint64_t st,
 	return u8_row[u8_class[c]] >> (st & 63);
 }
 
-int fold_utf8_ok(const unsigned char *s, size_t n)
-{
-	uint64_t st = ACC;
-	size_t i = 0;
-	for (; i < n; i++)
-		st = u8_step(st, s[i]);
-	return (st & 63) == ACC;
-}
-
 int fold_utf8_ok2(const unsigned char *a, size_t an, const unsigned char *b,
 		  size_t bn)
 {
@@ -229,6 +220,11 @@ static long check_slow(const unsigned char *s, size_t n)
 		}
 	}
 	return -1;
+}
+
+int fold_utf8_ok(const unsigned char *s, size_t n)
+{
+	return fold_utf8_ok2(s, n, NULL, 0);
 }
 
 long fold_utf8_check(const unsigned char *s, size_t n)
