@@ -24,6 +24,8 @@
  *   ioctl.c      chattr/lsattr: FS_IOC_{GET,SET}FLAGS, FS_IOC_FS{GET,SET}XATTR
  *   respell.c    FOLDFS_IOC_RESPELL: change only an entry's stored spelling
  *                (the client interface is foldfs_ioctl.h)
+ *   xlock.c      name changes in folding directories serialized with the
+ *                other daemons serving the same tree (locks on the record)
  */
 #ifndef FOLDFS_H
 #define FOLDFS_H
@@ -443,6 +445,22 @@ void coh_inval_async(struct node *d, const char *name);
  * namespace lock of ours held: the worker takes the kernel's lock. */
 void coh_inval_wait(void);
 void coh_stats(size_t *entries, uint64_t *bumps);
+
+/* ---- xlock.c ------------------------------------------------------------ */
+
+/* Serialize with other daemons through fd, the record open for writing
+ * (main.c, at start; never called: nothing is locked). */
+void xlock_init(int fd);
+struct xlock {
+	off_t off;	/* the byte held, 0 for none */
+};
+/* Around "check for an equivalent name + change it in SOURCE" in the
+ * folding directory d, inside d's namespace lock held exclusively, and
+ * never around another xlock (one per operation: no order to keep
+ * between daemons).  If the lock cannot be had, x holds none. */
+void xlock(struct node *d, struct xlock *x);
+/* Release what xlock() took, if anything (again: no-op). */
+void xunlock(struct xlock *x);
 
 /* ---- ops ---------------------------------------------------------------- */
 

@@ -144,7 +144,12 @@ static int set_flags(fuse_req_t req, struct node *n, int fd, unsigned want,
 		return -EPERM; /* the mount folds everything: -F */
 	if (cur & src & FS_IMMUTABLE_FL)
 		return -EPERM; /* ext4: an inode staying immutable takes no change */
+	/* The emptiness check and the change are one step for the other
+	 * daemons serving the tree too, whose changes in a folding
+	 * directory wait for it (xlock.c). */
+	struct xlock x = { 0 };
 	pthread_rwlock_wrlock(&n->dir->ns);
+	xlock(n, &x);
 	r = dir_nonempty(n);
 	if (r > 0)
 		r = -ENOTEMPTY;
@@ -167,6 +172,7 @@ static int set_flags(fuse_req_t req, struct node *n, int fd, unsigned want,
 		 * "foo" before +F) would lie about "FOO" now. */
 		coh_bump();
 	}
+	xunlock(&x);
 	pthread_rwlock_unlock(&n->dir->ns);
 	return r;
 }

@@ -907,17 +907,26 @@ static void drop_new_record(void)
 /* Hold a shared lock on the record for the daemon's life: foldfs-check
  * --set-encoding takes it exclusively, so it refuses while a view is up
  * (the daemon keeps the encoding it read).  The record is read again under
- * the lock: one replaced since settle_record() read it is refused. */
+ * the lock: one replaced since settle_record() read it is refused.
+ * Opened for writing where it can be (nothing is ever written): the
+ * locks that serialize name changes with other daemons need it
+ * (xlock.c). */
 static void lock_record(void)
 {
 	struct foldfs_record cur;
 	char err[256] = "";
-	int fd, dirfd = record_dirfd >= 0 ? record_dirfd : F.root_fd;
+	int fd = -1, rw = 0, dirfd = record_dirfd >= 0 ? record_dirfd : F.root_fd;
 
 	if (F.nofold)
 		return;
-	fd = openat(dirfd, FOLDFS_RECORD_NAME,
-		    O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (!F.readonly) {
+		fd = openat(dirfd, FOLDFS_RECORD_NAME,
+			    O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+		rw = fd >= 0;
+	}
+	if (fd < 0)
+		fd = openat(dirfd, FOLDFS_RECORD_NAME,
+			    O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return; /* none (read-only first mount, unwritable SOURCE) */
 	if (flock(fd, LOCK_SH | LOCK_NB) < 0) {
@@ -938,6 +947,11 @@ static void lock_record(void)
 		    esc(record_dir), FOLDFS_RECORD_NAME);
 	}
 	/* fd stays open: the lock lasts as long as the daemon */
+	if (rw)
+		xlock_init(fd);
+	else
+		dlog("record not writable: name changes are not serialized "
+		     "with other mounts of the tree");
 }
 
 /* ---- startup ----------------------------------------------------------- */

@@ -11,6 +11,9 @@
  *   3. update the directory's fold index;
  *   4. coh_changed(): settle every other spelling the kernel may hold
  *      (coherence.c) -- all before the reply.
+ * Steps 1-3 of a change that can add a name also hold the directory's
+ * lock shared with other daemons serving the tree (xlock.c): a second
+ * mount's check then sees the first's name.
  */
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64
@@ -440,9 +443,12 @@ static void make(fuse_req_t req, struct node *d, const char *name,
 	struct fuse_entry_param e;
 	struct dir_stamp pre;
 	struct creds c;
+	struct xlock x = { 0 };
 	int spare = -1, spare2 = -1, inherit, r;
 
 	ns_lock(d, 1);
+	if (dir_folds(d))
+		xlock(d, &x);
 	/* a new subdirectory of a folding one is marked (chattr +F is
 	 * inherited): new_dir_ours() needs a descriptor of its own */
 	inherit = kind == MK_DIR && dir_folds(d) && !F.casefold_all;
@@ -508,6 +514,7 @@ static void make(fuse_req_t req, struct node *d, const char *name,
 		}
 	}
 out:
+	xunlock(&x);
 	ns_unlock(d);
 	spare_put(&spare);
 	spare_put(&spare2);
@@ -557,6 +564,7 @@ void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	struct creds c;
 	char stored[NAME_BUF], proc[64];
 	struct stat st;
+	struct xlock x = { 0 };
 	int fd = -1, spare = -1, r;
 
 	ns_lock(d, 1);
@@ -573,12 +581,16 @@ void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 			r = -EINVAL;
 			goto out;
 		}
+		xlock(d, &x);
 		r = resolve(d, name, stored, &st);
 		if (r >= 0) {
 			/* An equivalent exists: O_EXCL fails, plain O_CREAT
 			 * opens it (as open(2) would for the same name).
-			 * CREATE can only answer a regular file. */
+			 * CREATE can only answer a regular file.  Nothing
+			 * is created: other daemons need not wait (the
+			 * open below may, for a lease). */
 			int pfd = r;
+			xunlock(&x);
 			/* A daemon that cannot be the caller (a user's,
 			 * with allow_other) would open it with its own
 			 * access, which SOURCE then checks instead of the
@@ -663,6 +675,7 @@ void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		goto out;
 	r = created(d, name, &pre, &e, &spare);
 out:
+	xunlock(&x);
 	ns_unlock(d);
 	spare_put(&spare);
 	dlog("create %s = %d", name, r);
@@ -791,6 +804,7 @@ void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 	struct stat sst, dstst;
 	struct dir_stamp pre1, pre2;
 	const char *replaced = NULL; /* stored name the rename removed in d2 */
+	struct xlock x = { 0 };
 	int r, have_dst = 0, timed1, timed2;
 
 	ns_lock2(d1, d2);
@@ -812,6 +826,9 @@ void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 			r = -EINVAL;
 			goto out;
 		}
+		/* Only d2 gains a name: d1 keeps or loses one, and one lock
+		 * per operation leaves no order to agree on with others. */
+		xlock(d2, &x);
 		r = resolve_name(d2, newname, dst, &dstst);
 		if (r == 0) {
 			have_dst = 1;
@@ -885,6 +902,7 @@ void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 	if (timed2)
 		coh_moved_in(d1, name, binding(d1, name));
 out:
+	xunlock(&x);
 	ns_unlock2(d1, d2);
 	dlog("rename %s -> %s = %d", name, newname, r);
 	fuse_reply_err(req, -r);

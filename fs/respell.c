@@ -11,13 +11,13 @@
  * instead; the interface is foldfs_ioctl.h.
  *
  * It is a rename within one directory, done as op_rename does one: under
- * the directory's namespace lock held exclusively, in SOURCE with
- * RENAME_NOREPLACE, then the fold index.  The kernel checks no
- * permissions for an ioctl.  A root daemon renames with the caller's
- * fsuid, fsgid and groups, so SOURCE applies rename(2)'s checks itself:
- * write and search permission on the directory by mode bits or POSIX ACL,
- * and the sticky bit.  A daemon that cannot be the caller (a user mount)
- * applies them on mode bits (may_respell).
+ * the directory's namespace lock held exclusively (and xlock.c's lock),
+ * in SOURCE with RENAME_NOREPLACE, then the fold index.  The kernel
+ * checks no permissions for an ioctl.  A root daemon renames with the
+ * caller's fsuid, fsgid and groups, so SOURCE applies rename(2)'s checks
+ * itself: write and search permission on the directory by mode bits or
+ * POSIX ACL, and the sticky bit.  A daemon that cannot be the caller (a
+ * user mount) applies them on mode bits (may_respell).
  *
  * Coherence: unlike a rename, the kernel does not know that anything
  * happened and moved no dentry itself.  For it this is a change made
@@ -195,8 +195,14 @@ void respell_ioctl(fuse_req_t req, struct node *d, const void *in_buf,
 	if (r == 0 && F.nofold)
 		r = -EINVAL;
 	if (r == 0) {
+		/* The new spelling is a name added: other daemons serving
+		 * the tree wait too (xlock.c), as for a rename. */
+		struct xlock x = { 0 };
 		pthread_rwlock_wrlock(&d->dir->ns);
+		if (dir_folds(d))
+			xlock(d, &x);
 		r = respell_locked(req, d, from, to, stored);
+		xunlock(&x);
 		pthread_rwlock_unlock(&d->dir->ns);
 		dlog("respell %s (%s) -> %s = %d", from, stored, to, r);
 		/* No kernel lock is held for an ioctl, so the spellings that

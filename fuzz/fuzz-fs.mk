@@ -14,8 +14,8 @@
 # /tmp: the daemon's namespace calls and respell against the lookup rule
 # checked on SOURCE's listing and, for other
 # callers, against the kernel's own permission checks (fs/ops_entry.c,
-# fs/respell.c, fs/resolve.c, fs/dirindex.c, fs/creds.c;
-# fuzz/fuzz-names.c), foldfs-check as a whole on a tree against a model
+# fs/respell.c, fs/resolve.c, fs/dirindex.c, fs/creds.c, fs/xlock.c
+# (idle: no record is opened); fuzz/fuzz-names.c), foldfs-check as a whole on a tree against a model
 # of it (tools/foldfs-check.c, tools/foldfs-check-walk.c;
 # fuzz/fuzz-check.c), and foldfs-check --fix --yes then --undo
 # (tools/foldfs-check-fix.c, tools/foldfs-check-undo.c; fuzz/fuzz-fix.c).
@@ -110,7 +110,7 @@ $(FZ_OBJ)/dirindex-clock.o: $(BUILD)/obj/fs/dirindex.o
 $(BUILD)/fuzz-names: $(FZ_OBJ)/fuzz-names.o $(FZ_OBJ)/fuzz-daemon-stubs.o \
 		$(FZ_OBJ)/dirindex-clock.o \
 		$(addprefix $(BUILD)/obj/fs/,ops_entry.o respell.o resolve.o \
-		  creds.o) $(LIBFOLD_A)
+		  creds.o xlock.o) $(LIBFOLD_A)
 	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^ -lpthread
 
 $(FZ_OBJ)/fuzz-fix.o: fuzz/fuzz-fix.c tools/foldfs-check.h $(FZ_HDRS)

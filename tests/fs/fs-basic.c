@@ -7,8 +7,9 @@
  * re-creation, name preservation, xattrs, a 5,000-entry directory,
  * collisions already present in SOURCE, inode numbers of a file system
  * mounted inside SOURCE, file handles of removed files, the encoding
- * record, the hidden .foldfs, and respelling (FOLDFS_IOC_RESPELL, foldfs
- * --respell).  In the spirit of xfstests generic/556; written anew.
+ * record, the hidden .foldfs, respelling (FOLDFS_IOC_RESPELL, foldfs
+ * --respell), and two mounts of one SOURCE creating equivalent names at
+ * once.  In the spirit of xfstests generic/556; written anew.
  */
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64
@@ -23,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -30,6 +32,7 @@
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../fs/foldfs_ioctl.h"
@@ -59,7 +62,10 @@ static const char help[] =
 	"    it), the bound of the coherence ledger\n"
 	"    (cache=epoch), RENAME_WHITEOUT in a folding directory and a file\n"
 	"    renamed into one from a plain directory (every cache mode), and\n"
-	"    the --only option of fs-basic, fs-source and fs-posix;\n"
+	"    the --only option of fs-basic, fs-source and fs-posix, and two\n"
+	"    mounts of one SOURCE creating equivalent names in lockstep (one\n"
+	"    wins, the other gets EEXIST) while users' locks in the view do\n"
+	"    not stall them;\n"
 	"    unmounts everything at exit.  Must run as root with /dev/fuse and\n"
 	"    fuse3 (fusermount3) installed.\n"
 	"\n"
@@ -80,7 +86,7 @@ static const char *const sections[] = {
 	"lookup", "illformed", "eexist", "ocreat", "rename", "chattr", "nesting", "symlink",
 	"hardlink", "openfd", "preserve", "xattr", "bigdir", "collide", "submount", "record",
 	"hidden", "handles", "strict", "compat", "ascii", "ignorables", "daemon", "options",
-	"cli", "respell", "budget", "ledger", "whiteout", "movein", "only", NULL};
+	"cli", "respell", "budget", "ledger", "whiteout", "movein", "only", "twomounts", NULL};
 
 /* ---- helpers ---------------------------------------------------------- */
 
@@ -2621,6 +2627,353 @@ static void sec_only(void)
 	      count_sections(out), out);
 }
 
+/* ---- two mounts of one SOURCE ------------------------------------------ */
+
+/* Rounds of each kind of call in sec_twomounts. */
+#define TWO_N 200
+enum { TWO_EXCL, TWO_CREAT, TWO_MKDIR, TWO_SYMLINK, TWO_RENAME, TWO_RESPELL, TWO_KINDS };
+static const char *const two_kind[TWO_KINDS] = {"open O_EXCL", "open O_CREAT", "mkdir", "symlink",
+						  "rename onto", "respell vs create"};
+
+/* One child of sec_twomounts: through mount mnt, in dir "race", makes
+ * "nK_I" (upper: "NK_I") for round I of kind K (open O_CREAT|O_EXCL,
+ * open O_CREAT, which opens an equivalent, mkdir, symlink, or a rename
+ * from its own staging directory, which replaces an equivalent); for TWO_RESPELL the lower one respells the
+ * existing "rsI" to "RSI" while the upper one creates "RsI" with O_EXCL.  Before each call it writes a byte to out and waits for one
+ * from in, so the two calls start together.  Exits with the number of
+ * calls that failed otherwise than EEXIST, or whose EEXIST is wrong (a
+ * rename, a respell). */
+static void twomounts_child(const char *mnt, int round, int upper, int in, int out)
+{
+	char dir[4200], stage[4200], name[64], path[4400], tmp[4400];
+	int odd = 0;
+
+	snprintf(dir, sizeof dir, "%s/race%d", mnt, round);
+	snprintf(stage, sizeof stage, "%s/stage%d-%d", mnt, round, upper);
+	for (int k = 0; k < TWO_KINDS; k++) {
+		for (int i = 0; i < TWO_N; i++) {
+			if (write(out, "", 1) != 1 || read(in, name, 1) != 1)
+				_exit(100);
+			snprintf(name, sizeof name, "%c%d_%d", upper ? 'N' : 'n', k, i);
+			snprintf(path, sizeof path, "%s/%s", dir, name);
+			int r = 0;
+			switch (k) {
+			case TWO_EXCL:
+				r = open(path, O_CREAT | O_EXCL | O_WRONLY, 0644);
+				if (r >= 0)
+					r = close(r);
+				break;
+			case TWO_CREAT:
+				r = open(path, O_CREAT | O_WRONLY, 0644);
+				if (r >= 0)
+					r = close(r);
+				else if (errno == EEXIST)
+					errno = 0; /* never for O_CREAT alone */
+				break;
+			case TWO_MKDIR:
+				r = mkdir(path, 0755);
+				break;
+			case TWO_SYMLINK:
+				r = symlink("target", path);
+				break;
+			case TWO_RENAME:
+				snprintf(tmp, sizeof tmp, "%s/t%d", stage, i);
+				r = mknod(tmp, S_IFREG | 0644, 0);
+				if (r == 0)
+					r = rename(tmp, path);
+				if (r < 0 && errno == EEXIST)
+					errno = 0; /* rename(2) replaces */
+				break;
+			case TWO_RESPELL: /* "rsI" exists: both fail or keep one */
+				if (!upper) {
+					char from[64], to[64];
+					snprintf(from, sizeof from, "rs%d", i);
+					snprintf(to, sizeof to, "RS%d", i);
+					r = t_respell(dir, from, to);
+				} else {
+					snprintf(path, sizeof path, "%s/Rs%d", dir, i);
+					r = open(path, O_CREAT | O_EXCL | O_WRONLY, 0644);
+					if (r >= 0) {
+						close(r);
+						odd++;
+					}
+				}
+				break;
+			}
+			if (r < 0 && errno != EEXIST) {
+				if (odd++ < 3)
+					fprintf(stderr, "%s (kind %d): %s\n", name, k, strerror(errno));
+			}
+		}
+	}
+	_exit(odd > 100 ? 100 : odd);
+}
+
+/* Run twomounts_child through mounts m1 and m2 (the same one: a single
+ * mount); the number of calls that went wrong. */
+static int twomounts_run(int round, const char *m1, const char *m2)
+{
+	int p01[2], p10[2], odd = 0;
+	pid_t pid[2];
+	if (pipe(p01) < 0 || pipe(p10) < 0)
+		return 1;
+	/* each child closes the other's ends: a child that dies then ends
+	 * the other's wait with EOF */
+	pid[0] = fork();
+	if (pid[0] == 0) {
+		close(p01[0]);
+		close(p10[1]);
+		twomounts_child(m1, round, 0, p10[0], p01[1]);
+	}
+	pid[1] = fork();
+	if (pid[1] == 0) {
+		close(p10[0]);
+		close(p01[1]);
+		twomounts_child(m2, round, 1, p01[0], p10[1]);
+	}
+	close(p01[0]);
+	close(p01[1]);
+	close(p10[0]);
+	close(p10[1]);
+	for (int k = 0; k < 2; k++) {
+		int st;
+		if (pid[k] > 0 && waitpid(pid[k], &st, 0) == pid[k] && WIFEXITED(st))
+			odd += WEXITSTATUS(st);
+		else
+			odd++;
+	}
+	return odd;
+}
+
+/* SOURCE's race directory after twomounts_run: names of each kind and
+ * rounds that hold two spellings. */
+static void twomounts_count(const char *dir, long names[TWO_KINDS], long pairs[TWO_KINDS])
+{
+	static char seen[TWO_KINDS][TWO_N];
+	memset(seen, 0, sizeof seen);
+	for (int k = 0; k < TWO_KINDS; k++)
+		names[k] = pairs[k] = 0;
+	DIR *dp = opendir(dir);
+	struct dirent *de;
+	while (dp && (de = readdir(dp))) {
+		int k = TWO_RESPELL, i;
+		char c;
+		if ((sscanf(de->d_name, "%c%d_%d", &c, &k, &i) != 3 &&
+		     sscanf(de->d_name, "%*[rsRS]%d", &i) != 1) ||
+		    k < 0 || k >= TWO_KINDS || i < 0 || i >= TWO_N)
+			continue;
+		names[k]++;
+		if (seen[k][i]++)
+			pairs[k]++;
+	}
+	if (dp)
+		closedir(dp);
+}
+
+/* Round `round` of the lockstep through m1 and m2, in new directories
+ * (raceN, stageN-0, stageN-1). */
+static void twomounts_round(int round, const char *label, const char *src, const char *m1,
+			    const char *m2)
+{
+	char p[4400], dir[4200];
+	snprintf(dir, sizeof dir, "%s/race%d", src, round);
+	CHECK(mkdir(dir, 0755) == 0, "[%s] mkdir %s", label, dir);
+	for (int u = 0; u < 2; u++) {
+		snprintf(p, sizeof p, "%s/stage%d-%d", src, round, u);
+		mkdir(p, 0755);
+	}
+	for (int i = 0; i < TWO_N; i++) {
+		snprintf(p, sizeof p, "%s/rs%d", dir, i);
+		mkfile(p, "");
+	}
+	int odd = twomounts_run(round, m1, m2);
+	CHECK(odd == 0, "[%s] every call made its name or failed with EEXIST as it should (%d did not)",
+	      label, odd);
+	long names[TWO_KINDS], pairs[TWO_KINDS];
+	twomounts_count(dir, names, pairs);
+	for (int k = 0; k < TWO_KINDS; k++)
+		CHECK(names[k] == TWO_N && pairs[k] == 0,
+		      "[%s] %s: SOURCE holds one spelling per name: %ld names, %ld equivalent pairs "
+		      "(of %d)",
+		      label, two_kind[k], names[k], pairs[k], TWO_N);
+}
+
+/* A child holding locks through the view: flock(LOCK_EX) on the directory
+ * race and on a file in it, a POSIX and an OFD write lock on that file,
+ * and (as a program working in SOURCE may) flock(LOCK_EX) on race in
+ * SOURCE, until killed.  Writes a byte to ready once it has them. */
+static pid_t twomounts_locker(const char *src, const char *mnt, int ready)
+{
+	pid_t pid = fork();
+	if (pid != 0)
+		return pid;
+	char p[4400];
+	snprintf(p, sizeof p, "%s/race", src);
+	int sfd = open(p, O_RDONLY | O_DIRECTORY);
+	snprintf(p, sizeof p, "%s/race", mnt);
+	int dfd = open(p, O_RDONLY | O_DIRECTORY);
+	snprintf(p, sizeof p, "%s/race/locked", mnt);
+	int ffd = open(p, O_RDWR | O_CREAT, 0644);
+	int ofd = open(p, O_RDWR);
+	/* POSIX and OFD locks conflict even in one process: other bytes */
+	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1};
+	struct flock ol = fl;
+	ol.l_start = 1;
+	if (sfd < 0 || dfd < 0 || ffd < 0 || ofd < 0 || flock(sfd, LOCK_EX) < 0 ||
+	    flock(dfd, LOCK_EX) < 0 || flock(ffd, LOCK_EX) < 0 ||
+	    fcntl(ffd, F_SETLK, &fl) < 0 || fcntl(ofd, F_OFD_SETLK, &ol) < 0)
+		_exit(1);
+	if (write(ready, "", 1) != 1)
+		_exit(1);
+	pause();
+	_exit(0);
+}
+
+/* Two mounts of one SOURCE: each daemon checks its own index before it
+ * creates, so "n0_7" and "N0_7" made through the two at once could both
+ * be stored (a pair ext4 casefold never holds) unless the daemons take
+ * turns in SOURCE (fs/xlock.c). */
+static void sec_twomounts(void)
+{
+	t_section("two mounts of one SOURCE creating equivalent names in lockstep");
+	const char *src = t_newdir("src-two");
+	struct t_mount a = {0}, b = {0};
+	if (t_mount(&a, src, "casefold"))
+		return;
+	if (t_mount(&b, src, "casefold")) {
+		t_umount(&a);
+		return;
+	}
+	/* Within one mount, as ever; then across the two. */
+	twomounts_round(1, "one mount", src, a.mnt, a.mnt);
+	twomounts_round(2, "two mounts", src, a.mnt, b.mnt);
+	/* A mount of a subdirectory, which has no record of its own (the
+	 * tree's governs it), against one of the whole tree. */
+	struct t_mount sub = {0};
+	char nsrc[4200], na[4200];
+	snprintf(nsrc, sizeof nsrc, "%s/nest", src);
+	snprintf(na, sizeof na, "%s/nest", a.mnt);
+	if (CHECK(mkdir(na, 0755) == 0, "mkdir nest") && t_mount(&sub, nsrc, "casefold") == 0) {
+		twomounts_round(3, "a mount of a subdirectory", nsrc, na, sub.mnt);
+		t_umount(&sub);
+	}
+
+	/* The locks are on the record, which no view shows. */
+	CHECK_ERR(open(t_path(a.mnt, ".foldfs"), O_RDWR), ENOENT, "view: .foldfs cannot be opened");
+	CHECK_ERR(open(t_path(a.mnt, ".FOLDFS"), O_RDONLY), ENOENT,
+		  "view: .FOLDFS cannot be opened");
+
+	/* Users' locks on a directory and on a file in it, taken through
+	 * the view (a file's reach SOURCE) or in SOURCE, hold no change in
+	 * it back. */
+	CHECK(mkdir(t_path(a.mnt, "race"), 0755) == 0, "mkdir race");
+	int rp[2];
+	if (!CHECK(pipe(rp) == 0, "pipe"))
+		goto out;
+	pid_t lk = twomounts_locker(src, a.mnt, rp[1]);
+	close(rp[1]);
+	char c;
+	int got = read(rp[0], &c, 1) == 1;
+	close(rp[0]);
+	if (CHECK(lk > 0 && got, "a child holds flock, POSIX and OFD locks in the view's race, "
+				 "and a flock on race in SOURCE")) {
+		/* in a child: a create that waits for the locks must not hang
+		 * the test */
+		struct timespec t0, t1;
+		int st = -1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		pid_t w = fork();
+		if (w == 0) {
+			int bad = 0;
+			for (int i = 0; i < 20; i++) {
+				char p[4400];
+				const char *m = (i & 1) ? b.mnt : a.mnt;
+				snprintf(p, sizeof p, "%s/race/free%d", m, i);
+				int fd = open(p, O_CREAT | O_EXCL | O_WRONLY, 0644);
+				bad += fd < 0;
+				if (fd >= 0)
+					close(fd);
+				snprintf(p, sizeof p, "%s/race/%s", m, (i & 1) ? "LOCKED" : "Locked");
+				fd = open(p, O_CREAT | O_EXCL | O_WRONLY, 0644);
+				bad += !(fd < 0 && errno == EEXIST);
+				if (fd >= 0)
+					close(fd);
+			}
+			_exit(bad);
+		}
+		for (int i = 0; w > 0 && i < 1000; i++) {
+			if (waitpid(w, &st, WNOHANG) == w)
+				break;
+			st = -1;
+			usleep(10000);
+		}
+		if (st == -1 && w > 0) {
+			kill(w, SIGKILL);
+			waitpid(w, NULL, 0);
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		double secs = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+		/* (a design that waited on them, e.g. a flock on the
+		 * directory in SOURCE for a second per create, is killed) */
+		CHECK(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		      "40 creates through both mounts while they are held: %s %d wrong (%.3f s)",
+		      st == -1 ? "stuck (killed after 10 s)," : "",
+		      st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1, secs);
+	}
+	if (lk > 0) {
+		kill(lk, SIGKILL);
+		waitpid(lk, NULL, 0);
+		lk = -1;
+	}
+
+	/* Anyone who can read the record in SOURCE can lock it: the
+	 * daemons wait for such a lock a bounded time (fs/xlock.c), then
+	 * change the name unlocked, checked within their own mount. */
+	int rfd = open(t_path(src, ".foldfs"), O_RDONLY);
+	struct flock rl = {.l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+	if (CHECK(rfd >= 0 && fcntl(rfd, F_OFD_SETLK, &rl) == 0,
+		  "a reader holds an OFD read lock on the whole record in SOURCE")) {
+		int st = -1;
+		pid_t w = fork();
+		if (w == 0) {
+			int bad = 0, fd = open(t_path(a.mnt, "race/held"), O_CREAT | O_EXCL | O_WRONLY,
+					       0644);
+			bad += fd < 0;
+			if (fd >= 0)
+				close(fd);
+			fd = open(t_path(a.mnt, "race/HELD"), O_CREAT | O_EXCL | O_WRONLY, 0644);
+			bad += !(fd < 0 && errno == EEXIST);
+			if (fd >= 0)
+				close(fd);
+			_exit(bad);
+		}
+		for (int i = 0; w > 0 && i < 1000; i++) {
+			if (waitpid(w, &st, WNOHANG) == w)
+				break;
+			st = -1;
+			usleep(10000);
+		}
+		if (st == -1 && w > 0) {
+			kill(w, SIGKILL);
+			waitpid(w, NULL, 0);
+		}
+		CHECK(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		      "a create and an equivalent one (EEXIST) through a mount while the record is "
+		      "locked: %s %d wrong",
+		      st == -1 ? "stuck (killed after 10 s)," : "",
+		      st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	}
+	if (rfd >= 0)
+		close(rfd);
+	if (lk > 0) {
+		kill(lk, SIGKILL);
+		waitpid(lk, NULL, 0);
+	}
+out:
+	t_umount(&b);
+	t_umount(&a);
+}
+
 int main(int argc, char **argv)
 {
 	t_sections(sections);
@@ -2705,5 +3058,7 @@ int main(int argc, char **argv)
 		sec_ledger();
 	if (t_want("only"))
 		sec_only();
+	if (t_want("twomounts"))
+		sec_twomounts();
 	return t_finish();
 }
