@@ -125,7 +125,10 @@
 /* Not in the installed <linux/fuse.h> (7.38): protocol 7.44. */
 #define NOTIFY_INC_EPOCH 8
 
+/* (smaller in fuzz/fuzz-coherence.c's build, to reach the bound) */
+#ifndef LEDGER_MAX
 #define LEDGER_MAX 65536
+#endif
 #define LEDGER_BUCKETS 16384 /* power of two */
 
 struct lent {
@@ -422,8 +425,9 @@ static void note_locked(uint64_t dir, uint64_t key, const char *name,
 			}
 			if (lg_count >= LEDGER_MAX) {
 				/* cleanup notes only (or the bump failed and
-				 * nothing is cached any more) */
-				h = live_q.head;
+				 * nothing is cached any more); after a bump
+				 * the live ones may all have gone to kept_q */
+				h = kept_q.head ? kept_q.head : live_q.head;
 				unlink_ent(h);
 				free(h);
 			}
@@ -854,6 +858,7 @@ void coh_inval_wait(void)
 
 int coh_init(void)
 {
+	iq_stop = 0; /* again after coh_stop (the fuzzer starts it per run) */
 	if (pthread_create(&iq_thr, NULL, inval_thread, NULL) != 0)
 		return -EAGAIN;
 	iq_started = 1;

@@ -1,8 +1,9 @@
 /*
  * fuzz-daemon-stubs.c - the daemon services that the fuzzers of its name
- * handling (fuzz-index.c, fuzz-names.c) link with but never exercise: the
- * debug log, inotify watches (fs/watch.c) and the wait for a prune round
- * (fs/prune.c).  All do nothing; each fuzzer stubs the rest its own way.
+ * handling (fuzz-index.c, fuzz-names.c, fuzz-coherence.c) link with but
+ * never exercise: the debug log, inotify watches (fs/watch.c) and the wait
+ * for a prune round (fs/prune.c).  All do nothing; each fuzzer stubs the
+ * rest its own way.
  */
 #define _GNU_SOURCE
 #include "foldfs.h"

@@ -6,9 +6,13 @@
 # decoder against libfold's validator (common/u8.c, fuzz/fuzz-u8.c), the
 # parser of foldfs-check's rename log (tools/foldfs-check-undo.c,
 # fuzz/fuzz-undo.c), foldfs-check's per-directory analysis, --fix
-# dry-run spellings and reports against a model (fuzz/fuzz-scan.c), and
+# dry-run spellings and reports against a model (fuzz/fuzz-scan.c),
 # foldfs-norm as a whole against libfold, its getopt messages included
-# (tools/foldfs-norm.c, common/opterr.c, fuzz/fuzz-norm.c).  Built like
+# (tools/foldfs-norm.c, common/opterr.c, fuzz/fuzz-norm.c), the
+# daemon's ledger of the spellings the kernel's dentry cache holds, its
+# epoch bumps and invalidations (fs/coherence.c) against a model of that
+# cache (fuzz/fuzz-coherence.c), and the daemon's -o option lists and
+# their escaped messages (fs/main.c; fuzz/fuzz-opts.c).  Built like
 # the libfold targets (fuzz/fuzz.mk): clang, ASan+UBSan, into
 # $(FUZZ_BUILD) by a sub-make.  Three more work on real directories in
 # /tmp: the daemon's namespace calls and respell against the lookup rule
@@ -23,10 +27,12 @@
 #   make fuzz            also runs these for FUZZ_SECONDS each
 #   make check-fs-fuzz   suite: each for LIB_FUZZ_SECONDS (15); names,
 #                        check and fix (a few hundred calls a second:
-#                        file system work) and norm for
+#                        file system work), norm, opts and coherence
+#                        (their seeds reach their paths) for
 #                        FS_FUZZ_SHORT_SECONDS (5)
 
-FUZZ_FS_TARGETS := index record u8 undo scan norm check names fix
+FUZZ_FS_TARGETS := index coherence record u8 undo scan norm opts check names \
+	fix
 FUZZ_FS_BINS := $(FUZZ_FS_TARGETS:%=$(FUZZ_BUILD)/fuzz-%)
 
 $(FZ_OBJ)/fuzz-index.o: fuzz/fuzz-index.c fs/foldfs.h $(FZ_HDRS)
@@ -113,6 +119,43 @@ $(BUILD)/fuzz-names: $(FZ_OBJ)/fuzz-names.o $(FZ_OBJ)/fuzz-daemon-stubs.o \
 		  creds.o xlock.o) $(LIBFOLD_A)
 	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^ -lpthread
 
+# coherence.c with a small ledger (its bound is reached); its clock, the
+# epoch's write(), its messages and its worker's start and join the
+# fuzzer's.
+FUZZ_LEDGER := -DLEDGER_MAX=12
+$(FZ_OBJ)/fuzz-coherence.o: fuzz/fuzz-coherence.c fs/foldfs.h $(FZ_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) $(FUSE3_CFLAGS) -Ifs $(FUZZ_LEDGER) -c -o $@ $<
+$(FZ_OBJ)/coherence-small.o: fs/coherence.c fs/foldfs.h lib/fold.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) $(FUSE3_CFLAGS) $(FUZZ_LEDGER) -c -o $@.tmp $<
+	objcopy --redefine-sym clock_gettime=fuzz_clock_gettime \
+	  --redefine-sym write=fuzz_write --redefine-sym fprintf=fuzz_fprintf \
+	  --redefine-sym pthread_create=fuzz_pthread_create \
+	  --redefine-sym pthread_timedjoin_np=fuzz_pthread_timedjoin_np \
+	  $@.tmp $@
+	@rm -f $@.tmp
+$(BUILD)/fuzz-coherence: $(FZ_OBJ)/fuzz-coherence.o \
+		$(FZ_OBJ)/coherence-small.o $(FZ_OBJ)/fuzz-daemon-stubs.o \
+		$(LIBFOLD_A)
+	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^ -lpthread
+
+# fs/main.c itself, its main and exit renamed: an option it refuses
+# (die()) returns to the fuzzer.  With the rest of the daemon, which the
+# options never reach.
+$(FZ_OBJ)/fuzz-opts.o: fuzz/fuzz-opts.c fs/foldfs.h common/u8.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) $(FUSE3_CFLAGS) -Ifs -c -o $@ $<
+$(FZ_OBJ)/main-opts.o: $(BUILD)/obj/fs/main.o
+	@mkdir -p $(@D)
+	objcopy --redefine-sym main=foldfs_main --redefine-sym exit=fuzz_exit \
+	  $< $@
+$(BUILD)/fuzz-opts: $(FZ_OBJ)/fuzz-opts.o $(FZ_OBJ)/main-opts.o \
+		$(filter-out %/main.o,$(FOLDFS_OBJS)) $(RECORD_O) $(U8_O) \
+		$(LIBFOLD_A)
+	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^ $(FUSE3_LIBS) \
+		-lpthread
+
 $(FZ_OBJ)/fuzz-fix.o: fuzz/fuzz-fix.c tools/foldfs-check.h $(FZ_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) -Itools -c -o $@ $<
@@ -187,11 +230,36 @@ FUZZ_SEED_check := \030\004\000\000Readme/\000README\000readme/x\000sub/A\000sub
 # runs, the second renaming what the first did
 FUZZ_SEED_fix := \030\002Report.txt/report.TXT/REPORT.txt/Stra\303\237e/STRASSE/strasse/a.tar.gz/A.TAR.GZ/R\303\251sum\303\251/Re\314\201sume\314\201\036\030\175Report.txt/report.TXT/REPORT.txt/x.tar.gz/X.tar.gz\036\030\202Report.txt/report.TXT/b/B
 
+# coherence (opcodes and name bytes: fuzz/fuzz-coherence.c): cache=epoch
+# with the kernel late by 1 s: a note of every spelling in the first
+# directory, more than the ledger holds; a negative answer then the
+# name's creation by another spelling; renames (one replacing an entry
+# by another spelling, one RENAME_EXCHANGE), unlinks, changes in SOURCE
+# (one the watcher cannot name), a forget, a bump, time passing, the
+# worker, a negative answer that a change the watcher cannot name
+# undoes, notes kept for cleanup after a bump and dropped once their
+# nodes are forgotten; cache=auto with the epoch (and a moved-in file whose
+# invalidation lands) and then without: files moved in from a plain
+# directory, renamed on and changed by another spelling, a directory
+# looked up and removed by other spellings; cache=none with a directory
+# renamed out to the plain directory and back; cache=epoch refused by the
+# kernel; cache=epoch where negatives may not stay and the kernel is late
+# by timeout + 1 s: a SOURCE change that hands a spelling to another
+# entry (NFD and NFC)
+FUZZ_SEED_coherence := \001\001\003\000\000\001\003\002\000\003\000\004\003\005\000\006\000\007\000\010\004\013\000\014\000\015\003\016\000\017\000\021\003\020\006\020\007\000\005\004\007\004\011\031\012\031\011\026\000\027\013\026\025\014\025\027\015\000\016\010\000\006\000\016\002\007\007\000\001\010\000\000\057\011\051\014\051\056\000\057\010\000\003\040\016\000\041\014\040\057\015\000\015\000\015\000\015\000\015\000\015\000\000\056\036\200\000\003\040\000\040\006\040\001\000\000\000\005\000\004\013\000\014\005\015\003\056\006\056\037\000\006\037\031\000\012\031\010\000\003\046\006\046\007\000\010\000\005\006\036\204\000\003\040\000\040\006\040\001\000\000\000\005\000\004\013\000\014\005\015\003\056\006\056\037\000\006\037\031\000\012\031\010\000\036\222\005\003\000\000\001\005\001\004\013\000\014\006\013\055\000\006\055\014\000\000\015\010\000\036\005\000\000\000\003\001\000\000\005\000\010\000\036A\006\000\006\003\007\000\005\000\010\005\006\007\006\000\007\010\000\011\003\000\004\011\002\012\003\000\002\010\000
+
+# opts: every option the daemon knows, with values, and the options only
+# fstab and libfuse use (an escaped comma), then some again; encodings
+# with a terminal escape and a bidi override, or in conflict; values out
+# of range or not numbers; a C1 control, an escaped DEL; remount; an
+# empty fsname=; a name with a control; an octal escape (allow_other)
+FUZZ_SEED_opts := casefold,encoding=utf8-12.1.0,strict,compat,ignorables,cache=epoch,timeout=0.5,index_mem=16,max_watches=100,watch=poll,lockcache=keep,max_read=131072,noatime,ro,rw,allow_other,default_permissions,fsname=/src,subtype=foldfs,defaults,x-systemd.automount,comment=a\\,b\000nofold,debug,cache=none,watch=inotify,lockcache=drop,atime\036encoding=\033[2J\342\200\256x\036encoding=utf8\000encoding=ascii\036cache=fast\036timeout=nan\036timeout=1e7\036index_mem=0\036max_watches=-5\036max_read=-1\036lockcache=\302\205\036watch=\\177\036remount\036fsname=\036bad\001name=x\036allow\\137other,encoding=utf8-99.0
+
 # $(1) target, $(2) seconds: one shell command
 FUZZ_FS_RUN = sh fuzz/run-fuzz.sh $(1) $(FUZZ_BUILD)/fuzz-$(1) $(FUZZ_CORPUS)/$(1) $(2) '$(FUZZ_SEED_$(1))'
 
 FS_FUZZ_SHORT_SECONDS ?= 5
-FUZZ_CHECK_SECONDS = $(if $(filter norm check names fix,$(1)),$(FS_FUZZ_SHORT_SECONDS),$(LIB_FUZZ_SECONDS))
+FUZZ_CHECK_SECONDS = $(if $(filter norm check names fix coherence opts,$(1)),$(FS_FUZZ_SHORT_SECONDS),$(LIB_FUZZ_SECONDS))
 
 .PHONY: check-fs-fuzz fuzz-fs-run
 fuzz: fuzz-fs-run

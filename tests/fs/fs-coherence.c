@@ -47,7 +47,10 @@ static const char help[] =
 	"    a second process uses the directory by its stored spelling.  Each\n"
 	"    process runs ITERS sequences (default 1500).  Any stale answer is a\n"
 	"    failure printed with the sequence that produced it.  --parts picks\n"
-	"    a subset of workers,pair,cwd (default all three).  Under cache=epoch\n"
+	"    a subset of workers,pair,cwd,ledger (default all four; ledger: under\n"
+	"    cache=epoch, more spellings of one name looked up than the daemon's\n"
+	"    ledger holds, with -o timeout=60 so that they all count; the\n"
+	"    daemon must go on answering).  Under cache=epoch\n"
 	"    a getcwd() ENOENT is the daemon's documented limitation: counted and\n"
 	"    reported as skipped checks, not failed.\n"
 	"\n"
@@ -60,7 +63,7 @@ static const char help[] =
  * epoch bump: counted and reported there, not failed.  Stale answers in
  * epoch mode still fail. */
 static const char *modes = "auto,none,epoch";
-static const char *parts = "workers,pair,cwd";
+static const char *parts = "workers,pair,cwd,ledger";
 static int iters = 1500;
 static int nworkers = 4;
 
@@ -827,6 +830,43 @@ static void run_mode(const char *mode)
 	t_umount(&m);
 }
 
+/* The ledger's bound (coherence.c: LEDGER_MAX, 65536 notes): one file
+ * looked up by more spellings than that while all their notes count
+ * (timeout=60).  The note past the bound bumps the epoch, which retires
+ * every note to the cleanup list; the daemon must then make room there
+ * (it once took a note from the emptied live list: a NULL dereference). */
+static void run_ledger(void)
+{
+	static const char base[] = "abcdefghijklmnopq"; /* 2^17 spellings */
+	const long n = 66000;
+	struct t_mount m = {0};
+	struct stat st;
+	long bad = 0;
+	int err = 0;
+
+	t_section("cache=epoch: %ld spellings of one name, more than the "
+		  "ledger holds", n);
+	if (t_mount(&m, t_newdir("src-ledger"), "casefold,cache=epoch,timeout=60"))
+		return;
+	CHECK(t_write_file(t_path(m.mnt, base), "x") == 0, "create %s", base);
+	for (long i = 0; i < n && bad < 10; i++) {
+		char name[sizeof base], path[4200];
+		for (int k = 0; base[k]; k++)
+			name[k] = (char)((i >> k & 1) ? base[k] - 32 : base[k]);
+		name[sizeof base - 1] = '\0';
+		snprintf(path, sizeof path, "%s/%s", m.mnt, name);
+		if (stat(path, &st) != 0) {
+			err = errno;
+			bad++;
+		}
+	}
+	CHECK(bad == 0, "every spelling of %s found (%ld failed, last %s)", base,
+	      bad, bad ? strerror(err) : "-");
+	CHECK(stat(m.mnt, &st) == 0, "the daemon still answers: %s",
+	      strerror(errno));
+	t_umount(&m);
+}
+
 int main(int argc, char **argv)
 {
 	t_init(argc, argv, help, extra_opt);
@@ -835,5 +875,7 @@ int main(int argc, char **argv)
 	snprintf(list, sizeof list, "%s", modes);
 	for (char *save, *m = strtok_r(list, ",", &save); m; m = strtok_r(NULL, ",", &save))
 		run_mode(m);
+	if (strstr(modes, "epoch") && strstr(parts, "ledger"))
+		run_ledger();
 	return t_finish();
 }
