@@ -55,9 +55,9 @@ ssize_t fold_normalize(const struct fold_ctx *ctx, const char *s, size_t n,
 
 /* fold_key() past its common case: the key of s again from the start
  * (strict, ill formed, longer than a piece, or a small buffer). */
-static __attribute__((noinline)) ssize_t
-key_general(const struct fold_ctx *ctx, const char *s, size_t n, char *out,
-	    size_t cap)
+__attribute__((noinline)) ssize_t
+fold_key_general(const struct fold_ctx *ctx, const char *s, size_t n,
+		 char *out, size_t cap)
 {
 	ssize_t r;
 	int bad;
@@ -83,18 +83,9 @@ ssize_t fold_key(const struct fold_ctx *ctx, const char *s, size_t n,
 		/* the common case: a well-formed name whose key is one
 		 * piece, written in place (a name that proves ill formed
 		 * may leave scratch in out: fold.h allows it) */
-		struct fstream fs;
-		unsigned k = fs_first(&fs, ctx, s, n, FS_OUTCAP,
-				      (unsigned char *)out);
-		if (fs.done && !fs.bad)
-			return k;
-		/* the arguments again from the stream, which holds them:
-		 * fewer values to keep across the call */
-		return key_general(fs.ctx, (const char *)fs.beg,
-				   (size_t)(fs.end - fs.beg), (char *)fs.out,
-				   cap);
+		return fs_key(ctx, s, n, (unsigned char *)out, cap);
 	}
-	return key_general(ctx, s, n, out, cap);
+	return fold_key_general(ctx, s, n, out, cap);
 }
 
 ssize_t fold_normalizez(const struct fold_ctx *ctx, const char *s, char *out,

@@ -166,6 +166,7 @@ static inline void fs_init(struct fstream *fs, const struct fold_ctx *ctx,
  * where hidden symbols still link) out of the client's namespace. */
 #define fs_fill fold_fs_fill
 #define fs_first fold_fs_first
+#define fs_key fold_fs_key
 #define fs_lead fold_fs_lead
 #define fs_head fold_fs_head
 #pragma GCC visibility push(hidden)
@@ -185,6 +186,16 @@ unsigned fs_fill(struct fstream *fs, unsigned want);
  */
 unsigned fs_first(struct fstream *fs, const struct fold_ctx *ctx,
 		  const char *s, size_t n, unsigned want, unsigned char *out);
+
+/*
+ * fold_key() for a valid ctx, not strict, and cap >= FS_OUTCAP: the key
+ * of a well-formed name whose key is one piece is written in place in
+ * one call; any other name goes to fold_key_general() (fold_key.c).
+ */
+ssize_t fs_key(const struct fold_ctx *ctx, const char *s, size_t n,
+	       unsigned char *out, size_t cap);
+ssize_t fold_key_general(const struct fold_ctx *ctx, const char *s, size_t n,
+			 char *out, size_t cap);
 
 /*
  * The first code point of the canonical decomposition of the key of

@@ -38,9 +38,20 @@ $(BENCH_LIB): $(BL_OBJ)/bench-lib.o $(BL_OBJ)/corpus.o $(BL_OBJ)/siphash.o \
 	$(CXX) $(LDFLAGS_BASE) -o $@ $^ \
 		$(shell pkg-config --libs icu-uc icu-i18n 2>/dev/null) -lutf8proc
 
-.PHONY: bench-lib check-lib-ratio
+.PHONY: bench-lib check-lib-ratio bench-lib-ir
 bench-lib: $(BENCH_LIB)
 	$(BENCH_LIB) $(BENCH_LIB_ARGS)
+
+# Instructions a name under callgrind (bench/lib/ir.sh; needs valgrind):
+# deterministic, for comparing builds whose wall-time ratios are within
+# bench-lib's noise.  IR_SETS and IR_IMPLS narrow it.
+BENCH_IR := $(BUILD)/bench-ir
+$(BENCH_IR): $(BL_OBJ)/bench-ir.o $(BL_OBJ)/corpus.o $(BL_OBJ)/siphash.o \
+		$(LIBFOLD_A)
+	$(CXX) $(LDFLAGS_BASE) -o $@ $^ \
+		$(shell pkg-config --libs icu-uc icu-i18n 2>/dev/null) -lutf8proc
+bench-lib-ir: $(BENCH_IR)
+	sh bench/lib/ir.sh $(BENCH_IR) "$(IR_SETS)" "$(IR_IMPLS)"
 
 CHECK_SUITES += lib-ratio
 check-lib-ratio: $(BENCH_LIB)
