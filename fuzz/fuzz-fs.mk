@@ -143,7 +143,7 @@ $(BUILD)/fuzz-coherence: $(FZ_OBJ)/fuzz-coherence.o \
 # fs/main.c itself, its main and exit renamed: an option it refuses
 # (die()) returns to the fuzzer.  With the rest of the daemon, which the
 # options never reach.
-$(FZ_OBJ)/fuzz-opts.o: fuzz/fuzz-opts.c fs/foldfs.h common/u8.h
+$(FZ_OBJ)/fuzz-opts.o: fuzz/fuzz-opts.c fs/foldfs.h common/u8.h fuzz/fuzz-text.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(FUSE3_CFLAGS) -Ifs -c -o $@ $<
 $(FZ_OBJ)/main-opts.o: $(BUILD)/obj/fs/main.o

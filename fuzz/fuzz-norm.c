@@ -43,6 +43,7 @@
  */
 #define main foldfs_norm_main
 #include "foldfs-norm.c"
+#include "fuzz-text.h"
 #undef main
 
 #include <fcntl.h>
@@ -125,25 +126,6 @@ static ssize_t unescape(const char *s, size_t n, char *to)
 	return (ssize_t)o;
 }
 
-/* Is s well-formed, printable text as --escape promises? */
-static int printable(const char *s, size_t n)
-{
-	for (size_t i = 0; i < n;) {
-		uint32_t cp;
-		size_t l = u8_decode((const unsigned char *)s + i, n - i, &cp);
-
-		if (!l || cp < 0x20 || cp == 0x7f ||
-		    (cp >= 0x80 && cp <= 0x9f) ||
-		    cp == 0x61c || cp == 0x200e || cp == 0x200f ||
-		    (cp >= 0x202a && cp <= 0x202e) ||
-		    (cp >= 0x2066 && cp <= 0x2069) || cp == 0x2028 ||
-		    cp == 0x2029)
-			return 0;
-		i += l;
-	}
-	return 1;
-}
-
 /* A scratch buffer of at least n bytes. */
 static char *room(char **buf, size_t *cap, size_t n)
 {
@@ -168,7 +150,7 @@ static void check_record(const char *rec, size_t n, const char *want,
 
 		if (r < 0)
 			die("--escape printed a backslash that is no escape");
-		if (!printable(rec, n))
+		if (!fz_printable(rec, n))
 			die("--escape printed a byte that is not printable "
 			    "text");
 		rec = raw;
@@ -268,7 +250,7 @@ static void raw_options(const uint8_t *p, size_t n)
 
 		if (!nl)
 			die("standard error does not end in a newline");
-		if (!printable(err + at, (size_t)(nl - err) - at))
+		if (!fz_printable(err + at, (size_t)(nl - err) - at))
 			die("a message is not printable text");
 		at = (size_t)(nl - err) + 1;
 	}

@@ -35,6 +35,7 @@
 #endif
 
 #include "foldfs.h"
+#include "fuzz-text.h"
 #include "u8.h"
 
 int foldfs_main(int argc, char **argv);
@@ -62,25 +63,6 @@ static __attribute__((noreturn)) void fail(const char *what, const char *err,
 		fprintf(stderr, " %02x", g_in[i]);
 	fputc('\n', stderr);
 	abort();
-}
-
-/* Is s[0..n) well-formed, printable text? */
-static int printable(const char *s, size_t n)
-{
-	for (size_t i = 0; i < n;) {
-		uint32_t cp;
-		size_t l = u8_decode((const unsigned char *)s + i, n - i, &cp);
-
-		if (!l || cp < 0x20 || cp == 0x7f ||
-		    (cp >= 0x80 && cp <= 0x9f) || cp == 0x61c ||
-		    cp == 0x200e || cp == 0x200f ||
-		    (cp >= 0x202a && cp <= 0x202e) ||
-		    (cp >= 0x2066 && cp <= 0x2069) || cp == 0x2028 ||
-		    cp == 0x2029)
-			return 0;
-		i += l;
-	}
-	return 1;
 }
 
 /* main() stops with its allocations in hand, at every input: libFuzzer
@@ -142,7 +124,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0, j; i < errlen; i = j + 1) {
 		for (j = i; j < errlen && err[j] != '\n'; j++)
 			;
-		if (!printable(err + i, j - i))
+		if (!fz_printable(err + i, j - i))
 			fail("a line that is not printable text", err, errlen);
 	}
 	if (errlen && strncmp(err, "foldfs: ", 8) &&

@@ -33,6 +33,7 @@
 
 #include "foldfs-check.h"
 #include "fuzz-enc.h"
+#include "fuzz-text.h"
 
 #define MAX_NAMES 48
 #define NAME_MAX_ 255
@@ -99,16 +100,6 @@ static int is_loser(const struct dirbuf *db, const size_t *cls, size_t n,
 }
 
 /* ---- the output ---- */
-
-/* What rep_escape() never lets through: C1 controls, bidi controls, line
- * and paragraph separators. */
-static int unsafe(uint32_t cp)
-{
-	return cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f) ||
-	       cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
-	       (cp >= 0x2066 && cp <= 0x2069) || cp == 0x2028 ||
-	       cp == 0x2029 || cp == 0x061c;
-}
 
 /* A small JSON reader: does value start at *p (before e)?  Moves *p past
  * it.  Strings must be well-formed UTF-8 with no raw control byte. */
@@ -259,7 +250,7 @@ static void check_output(const char *out, size_t len, int json)
 				size_t l = u8_decode((const unsigned char *)p,
 						     (size_t)(nl - p), &cp);
 
-				if (!l || unsafe(cp))
+				if (!l || fz_unsafe(cp))
 					fail("the text report holds a byte or "
 					     "character that reaches the "
 					     "terminal raw");

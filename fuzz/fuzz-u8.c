@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "foldfs-check.h"
+#include "fuzz-text.h"
 
 static size_t encode(uint32_t cp, unsigned char *o)
 {
@@ -53,15 +54,6 @@ static void fail(const char *what, const uint8_t *d, size_t n, size_t at)
 		fprintf(stderr, " %02x", d[i]);
 	fputc('\n', stderr);
 	abort();
-}
-
-/* What rep_escape() never lets through. */
-static int unsafe(uint32_t cp)
-{
-	return cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f) ||
-	       cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
-	       (cp >= 0x2066 && cp <= 0x2069) || cp == 0x2028 ||
-	       cp == 0x2029 || cp == 0x061c;
 }
 
 static int hexval(unsigned char c)
@@ -176,7 +168,7 @@ static void check_printers(const uint8_t *data, size_t size)
 		size_t l = u8_decode((const unsigned char *)out + i, len - i,
 				     &cp);
 
-		if (!l || unsafe(cp))
+		if (!l || fz_unsafe(cp))
 			fail("rep_escape let an unsafe byte or character "
 			     "through", data, size, i);
 		i += l;

@@ -2829,6 +2829,23 @@ static pid_t twomounts_locker(const char *src, const char *mnt, int ready)
 	_exit(0);
 }
 
+/* The status of child w, or -1 (w killed) if it has not ended within
+ * 10 s: a create stuck behind a lock must not hang the test. */
+static int twomounts_wait(pid_t w)
+{
+	int st = -1;
+	for (int i = 0; w > 0 && i < 1000; i++) {
+		if (waitpid(w, &st, WNOHANG) == w)
+			return st;
+		usleep(10000);
+	}
+	if (w > 0) {
+		kill(w, SIGKILL);
+		waitpid(w, NULL, 0);
+	}
+	return -1;
+}
+
 /* Two mounts of one SOURCE: each daemon checks its own index before it
  * creates, so "n0_7" and "N0_7" made through the two at once could both
  * be stored (a pair ext4 casefold never holds) unless the daemons take
@@ -2901,16 +2918,7 @@ static void sec_twomounts(void)
 			}
 			_exit(bad);
 		}
-		for (int i = 0; w > 0 && i < 1000; i++) {
-			if (waitpid(w, &st, WNOHANG) == w)
-				break;
-			st = -1;
-			usleep(10000);
-		}
-		if (st == -1 && w > 0) {
-			kill(w, SIGKILL);
-			waitpid(w, NULL, 0);
-		}
+		st = twomounts_wait(w);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		double secs = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
 		/* (a design that waited on them, e.g. a flock on the
@@ -2947,16 +2955,7 @@ static void sec_twomounts(void)
 				close(fd);
 			_exit(bad);
 		}
-		for (int i = 0; w > 0 && i < 1000; i++) {
-			if (waitpid(w, &st, WNOHANG) == w)
-				break;
-			st = -1;
-			usleep(10000);
-		}
-		if (st == -1 && w > 0) {
-			kill(w, SIGKILL);
-			waitpid(w, NULL, 0);
-		}
+		st = twomounts_wait(w);
 		CHECK(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
 		      "a create and an equivalent one (EEXIST) through a mount while the record is "
 		      "locked: %s %d wrong",
