@@ -22,11 +22,12 @@
  *         revalidated, i.e. looked up again, at every use) and a miss is
  *         answered fuse_reply_err(ENOENT), which leaves no valid negative
  *         dentry.  Every path walk asks us, so it is always right, also
- *         for changes made directly in SOURCE.  No negative is cached in
- *         plain directories either (an empty plain directory can become
- *         folding by chattr +F), nor a non-directory (a rename keeps a
- *         dentry's timeout: moved into a folding directory it would be
- *         trusted there), and the epoch is never touched.
+ *         for changes made directly in SOURCE.  Nothing is cached in
+ *         plain directories either: no negative (an empty plain directory
+ *         can become folding by chattr +F), no positive, a directory's
+ *         neither (a rename keeps a dentry's timeout: moved into a folding
+ *         directory it would be trusted there); the epoch is never
+ *         touched.
  *  auto   (default) As none for non-directories in folding directories,
  *         but entries of DIRECTORIES are cached for `timeout`: a directory
  *         has a single dentry; a lookup by another spelling moves it
@@ -340,12 +341,11 @@ int coh_bump(void)
 double coh_entry_timeout(struct node *d, int is_dir)
 {
 	if (!dir_folds(d)) {
-		/* A rename keeps a dentry's timeout: under cache=none a file
-		 * cached here would stay trusted once moved into a folding
-		 * directory, where no ledger bump can reach it. */
-		return (F.cache == CACHE_NONE && !F.nofold && !is_dir)
-			       ? 0
-			       : F.timeout;
+		/* A rename keeps a dentry's timeout: under cache=none an
+		 * entry cached here, a directory too, would stay trusted once
+		 * moved into a folding directory, where nothing may be (a
+		 * change made in SOURCE would not show at once). */
+		return (F.cache == CACHE_NONE && !F.nofold) ? 0 : F.timeout;
 	}
 	if (F.fold_cache)
 		return F.timeout;

@@ -26,8 +26,9 @@
  * the bytewise smallest equivalent stored name).  Tolerated, as
  * documented in coherence.c and foldfs(8): under cache=auto without the
  * epoch, a file dentry moved in from a plain directory until the worker
- * has run (then it must be gone); outside cache=epoch, a directory's
- * dentry after a change made directly in SOURCE (the usual FUSE bound);
+ * has run (then it must be gone); under cache=auto, a directory's
+ * dentry after a change made directly in SOURCE (the usual FUSE bound;
+ * cache=none caches none, also in plain directories);
  * a request the kernel makes by such a stale dentry is not followed (the
  * model drops the dentry).  Also: the ledger stays within its bound
  * (LEDGER_MAX, made small here), coh_stats() counts the bumps sent, and
@@ -458,7 +459,8 @@ static void check(int external, int final)
 			if (!final && k->plain_ttl && F.cache == CACHE_AUTO &&
 			    !atomic_load(&F.epoch))
 				continue;
-			if (external && !F.fold_cache && k->obj >= 0 &&
+			if (external && !F.fold_cache &&
+			    F.cache != CACHE_NONE && k->obj >= 0 &&
 			    objs[k->obj].isdir) {
 				k->tolerated = 1;
 				continue;

@@ -59,7 +59,9 @@ static const char help[] =
 	"    index must be rebuilt.  Lookups must also answer promptly while a\n"
 	"    process keeps changing an indexed directory of a tmpfs SOURCE, and a\n"
 	"    name SOURCE keeps renaming between two equivalent spellings must be\n"
-	"    found by a third at every look.  The\n"
+	"    found by a third at every look, and under cache=none a directory\n"
+	"    moved into a folding directory from a plain one must not stay\n"
+	"    cached (a change SOURCE makes to it shows at once).  The\n"
 	"    daemon's inotify watches stay within a quarter of the user's limit\n"
 	"    (tried in a user namespace with a low one) or -o max_watches, the\n"
 	"    directories beyond are polled and stay exact, and indexes evicted\n"
@@ -96,7 +98,7 @@ static int extra_opt(const char *o, const char *v)
 static const char *const sections[] = {
 	"watch", "attr", "create_over_negative", "removed_indexed", "watch_cap",
 	"evict_changes", "inval_reused", "poll_race", "settle_race", "cleanup_after_expiry", "remote_source",
-	"poll_coarse", "index_fd_cap", "busy_source", "rename_spellings", "unlink_unfenced", "overflow", NULL};
+	"poll_coarse", "index_fd_cap", "busy_source", "rename_spellings", "unlink_unfenced", "none_moved_in", "overflow", NULL};
 
 enum want_kind { EXISTS, ABSENT, CONTENT, LISTED, UNLISTED, SAME_INO };
 
@@ -628,6 +630,43 @@ static void run_rename_spellings(void)
 	      "%d lookups of d/FILE while SOURCE renames file <-> File: "
 	      "%d ENOENT, %d other errors (renamer %s)", n, enoent, other,
 	      renaming ? "still ran" : "had stopped");
+	t_umount(&m);
+}
+
+/* cache=none caches nothing, also in plain directories: the kernel
+ * keeps a dentry's timeout across a rename, so a directory looked up in
+ * a plain directory and then moved into a folding one must not have been
+ * cached there, or a change made to it in SOURCE would stay hidden. */
+static void run_none_moved_in(void)
+{
+	t_section("cache=none: a directory moved in from a plain directory is not cached");
+	const char *src = t_newdir("src-none-moved");
+	struct t_mount m = {0};
+	struct stat st;
+	mkdir(t_path(src, "plain"), 0755);
+	mkdir(t_path(src, "fold"), 0755);
+	/* a long timeout: a cached entry would outlive the checks */
+	if (t_mount(&m, src, "watch=inotify,cache=none,timeout=60"))
+		return;
+	CHECK_OK(t_set_casefold(t_path(m.mnt, "fold"), 1), "view: chattr +F fold");
+	const char *kinds[] = {"dir", "file"};
+	for (int k = 0; k < 2; k++) {
+		char a[64], b[64], c[64], ma[4200];
+		snprintf(a, sizeof a, "plain/%s", kinds[k]);
+		snprintf(b, sizeof b, "fold/%s", kinds[k]);
+		snprintf(c, sizeof c, "fold/%s-moved", kinds[k]);
+		int made = k ? t_write_file(t_path(m.mnt, a), "x") :
+			       mkdir(t_path(m.mnt, a), 0755);
+		snprintf(ma, sizeof ma, "%s", t_path(m.mnt, b));
+		if (!CHECK(made == 0 && stat(t_path(m.mnt, a), &st) == 0 &&
+				   rename(t_path(m.mnt, a), ma) == 0,
+			   "view: %s made and looked up in plain, renamed to %s", a, b))
+			continue;
+		/* SOURCE moves it away behind the view's back */
+		CHECK_OK(rename(t_path(src, b), t_path(src, c)), "SOURCE: %s -> %s", b, c);
+		CHECK_ERR(stat(ma, &st), ENOENT, "view: %s is gone at the first look", b);
+		CHECK_OK(stat(t_path(m.mnt, c), &st), "view: %s is there", c);
+	}
 	t_umount(&m);
 }
 
@@ -1557,6 +1596,8 @@ int main(int argc, char **argv)
 		run_rename_spellings();
 	if (t_want("unlink_unfenced"))
 		run_unlink_unfenced();
+	if (t_want("none_moved_in"))
+		run_none_moved_in();
 	if (t_want("overflow"))
 		run_overflow();
 	return t_finish();
