@@ -1444,8 +1444,18 @@ two_decoded:
 						p += 3;
 						continue;
 					}
-					if (C)
+					if (C) {
+						/* compatibility singletons
+						 * (U+FF12 -> 2, U+FF83 -> U+30C6)
+						 * here rather than after the
+						 * general path's tests */
+						if (fs->level > 1 && !r->ccc &&
+						    (REC_FIELDS(r) & F_K) &&
+						    (q = fs_lane_compat(cp, r, o,
+									&hold, F)))
+							LANE_TOOK(q, 0);
 						LANE_MISS;
+					}
 					if (r->ccc) {
 						if (!fs_next_mark(fs, r, marks, F))
 							LANE_MISS;
@@ -1501,8 +1511,11 @@ two_decoded:
 						    (b0 == 0xED && p[1] >= 0xA0))
 							break;
 						/* U+4000..U+9FFF (CJK, no data)
+						 * and, composing, U+B000..U+CFFF
+						 * (Hangul syllables, quiet)
 						 * without a look-up */
-						if (b0 - 0xE4u < 6u)
+						if (b0 - 0xE4u < 6u ||
+						    (C && b0 - 0xEBu < 2u))
 							continue;
 						cp = (b0 & 0x0Fu) << 12 |
 						     (p[1] & 0x3Fu) << 6 | (p[2] & 0x3Fu);

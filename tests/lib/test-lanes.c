@@ -95,6 +95,18 @@ static const char *const pieces[] = {
 	"\xD0\xB5\xD0\xB8\xCC\x86", "\xCE\xBF\xCE\xB1\xCC\x81",
 	"\xE3\x83\x86\xE3\x82\x99", "\xEA\xB0\x80\xE1\x86\xA8",
 	"\xF0\x91\x82\x99\xF0\x91\x82\xBA", "\xF0\x9F\x98\x80\xCC\x81",
+	/* capitals among own keys, the last one folded before a mark
+	 * that composes with its fold: Cyrillic, Greek (alpha + acute),
+	 * simple folds of 5.1 and 7.0 (U+0370, U+0528) and from two bytes
+	 * to three (U+023A -> U+2C65) */
+	"\xD0\x97\xD0\x90\xD0\x9C\xD0\x95\xD0\xA2", "\xD0\xB5\xD0\x95\xCC\x88",
+	"\xCF\x89\xCE\x91\xCC\x81", "\xCD\xB0", "\xD4\xA8", "\xCE\xB1\xCD\xB0",
+	"\xD0\xB4\xC8\xBA\xD0\x94",
+	/* Hangul syllables with leads EB and EC (taken without a look-up)
+	 * inside a run, before a trailing jamo or a compatibility jamo
+	 * that is one (U+3133) */
+	"\xE4\xB8\x80\xEC\x82\xAC\xE1\x86\xA8", "\xEB\x82\x98\xEC\x82\xAC",
+	"\xEB\x82\x98\xE3\x84\xB3", "\xEA\xB0\x80\xEB\x82\x98\xEA\x99\x80",
 	/* ASCII letter + mark whose composite came in 3.0 (U+0229, U+01F8):
 	 * composed only from 3.0 on */
 	"e\xCC\xA7", "N\xCC\x80", "n\xCC\x80",
@@ -120,6 +132,11 @@ static const char *const pieces[] = {
 	/* kana: half-width (compatibility), voiced marks, composed */
 	"\xEF\xBE\x83", "\xEF\xBE\x9E", "\xE3\x83\x86", "\xE3\x83\x87",
 	"\xE3\x83\x97", "\xEF\xBC\xA1", "\xEF\xBC\x92", "\xE2\x91\xA0",
+	/* compatibility singletons in a run (full-width digits, letters
+	 * before a mark that composes with their key, half-width kana
+	 * before their voiced mark) */
+	"\xEF\xBC\x92\xEF\xBC\x90\xE5\xB9\xB4", "\xEF\xBC\xA1\xCC\x81",
+	"\xE4\xB8\x80\xEF\xBD\x85\xCC\x82", "\xEF\xBE\x83\xEF\xBE\x9E\xEF\xBD\xB0",
 	"\xEF\xB7\xBA", /* U+FDFA: 18 code points under NFKD */
 	/* ignorables (incl. reserved ones), ZWJ, variation selectors */
 	"\xC2\xAD", "\xE2\x80\x8B", "\xE2\x80\x8D", "\xEF\xB8\x8F",
