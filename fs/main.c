@@ -959,6 +959,33 @@ static void lock_record(void)
 /* Is the directory dir (stat'ed) a strict ancestor of the directory path?
  * By device and inode, going up with "..": a symlink or bind mount of
  * SOURCE does not hide it.  (MOUNTPOINT may be SOURCE itself.) */
+/* `mount MOUNTPOINT` of an fstab line that is mounted already runs us
+ * again, and a second daemon would be stacked on the first (each umount
+ * then uncovering the other).  Refuse, as mount(8) refuses a file system
+ * that is mounted there already: the mount point is the root of a foldfs
+ * view of this very SOURCE (src: its stat) if it is on a view whose
+ * source is SOURCE's absolute path (F.source now) and it is the same
+ * directory as SOURCE (the view passes inode numbers through).  Another
+ * SOURCE over the same mount point stays allowed. */
+static void refuse_twice(const struct stat *src)
+{
+	char vsrc[PATH_MAX];
+	struct stat at;
+	int fd = open(F.mountpoint, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int on;
+
+	if (fd < 0)
+		return; /* libfuse says why, if it cannot mount there */
+	on = foldfs_on_view(fd, vsrc, sizeof vsrc) == 1 &&
+	     !strcmp(vsrc, F.source) && fstat(fd, &at) == 0 &&
+	     at.st_ino == src->st_ino;
+	close(fd);
+	if (on)
+		die("%s is mounted on %s already (a second mount would be "
+		    "stacked on it): unmount it first, or mount it somewhere "
+		    "else", esc(F.source), esc(F.mountpoint));
+}
+
 static int below(const struct stat *dir, const char *path)
 {
 	struct stat at, up;
@@ -1251,6 +1278,8 @@ int main(int argc, char **argv)
 		 * and libfuse unmounts it by this name at a signal */
 		if (rm)
 			F.mountpoint = rm;
+		if (rs)
+			refuse_twice(&st);
 	}
 mounted_by_helper:
 

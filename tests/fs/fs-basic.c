@@ -2629,6 +2629,20 @@ static void sec_only(void)
 
 /* ---- two mounts of one SOURCE ------------------------------------------ */
 
+/* Mounts whose mount point is path, per /proc/self/mountinfo (no escapes
+ * in the test's paths). */
+static int mounts_at(const char *path)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[8192], mp[4096];
+	int n = 0;
+	while (f && fgets(line, sizeof line, f))
+		n += sscanf(line, "%*u %*u %*s %*s %4095s", mp) == 1 && !strcmp(mp, path);
+	if (f)
+		fclose(f);
+	return n;
+}
+
 /* Rounds of each kind of call in sec_twomounts. */
 #define TWO_N 200
 enum { TWO_EXCL, TWO_CREAT, TWO_MKDIR, TWO_SYMLINK, TWO_RENAME, TWO_RESPELL, TWO_KINDS };
@@ -2852,7 +2866,8 @@ static int twomounts_wait(pid_t w)
  * turns in SOURCE (fs/xlock.c). */
 static void sec_twomounts(void)
 {
-	t_section("two mounts of one SOURCE creating equivalent names in lockstep");
+	t_section("two mounts of one SOURCE creating equivalent names in lockstep; the same "
+		  "mount twice refused");
 	const char *src = t_newdir("src-two");
 	struct t_mount a = {0}, b = {0};
 	if (t_mount(&a, src, "casefold"))
@@ -2860,6 +2875,20 @@ static void sec_twomounts(void)
 	if (t_mount(&b, src, "casefold")) {
 		t_umount(&a);
 		return;
+	}
+	/* The same SOURCE on the same mount point again (`mount MNT` of an
+	 * fstab line already mounted) is refused, not stacked; a second
+	 * mount point (b) is fine. */
+	{
+		char out[4096];
+		const char *again[] = {t_opt.foldfs, src, a.mnt, "-o", "casefold", NULL};
+		int rc = t_run(again, out, sizeof out, 20);
+		int n = mounts_at(a.mnt);
+		CHECK(rc == 1 && strstr(out, "already") && n == 1,
+		      "foldfs SOURCE MOUNTPOINT while mounted there: exit %d (want 1), "
+		      "%d mounts there (want 1): %s", rc, n, out);
+		if (n > 1)
+			umount2(a.mnt, MNT_DETACH); /* the stacked one */
 	}
 	/* Within one mount, as ever; then across the two. */
 	twomounts_round(1, "one mount", src, a.mnt, a.mnt);
