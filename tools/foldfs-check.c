@@ -19,6 +19,7 @@
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "foldfs-check.h"
@@ -112,8 +113,9 @@ static void usage(FILE *f)
 "  4   problems left uncorrected (collisions, ill-formed names under a\n"
 "      strict record, class changes in a what-if, refused --set-encoding or\n"
 "      --casefold-dir, --undo conflicts)\n"
-"  8   operational error (unreadable parts of a tree, I/O errors); the walk\n"
-"      goes on after reporting them\n"
+"  8   operational error (unreadable parts of a tree, I/O errors; the walk\n"
+"      goes on after reporting them), a PATH on a read-only file system\n"
+"      for a change (--fix --yes, --casefold-dir, --set-encoding)\n"
 "  16  usage error\n"
 "\n"
 "See foldfs-check(1) for the JSON format and the rename log.\n",
@@ -280,6 +282,23 @@ static int setup_tree(struct check *c, const char *path)
 	c->record_root_fd_dev_ino_set = 0;
 	if (refuse_view(c, path))
 		return EXIT_OPERATIONAL;
+	if (c->mode == MODE_SET_ENCODING ||
+	    (c->fix ? c->yes : c->mode == MODE_CASEFOLD_DIR)) {
+		/* Said once, before the walk, rather than as a failed
+		 * rename in every collision. */
+		struct statvfs sv;
+		if (statvfs(path, &sv) == 0 && (sv.f_flag & ST_RDONLY)) {
+			fprintf(stderr,
+				"foldfs-check: %s: read-only file system: "
+				"nothing can be %s (remount it read-write%s)\n",
+				rep_q(path),
+				c->mode == MODE_SET_ENCODING ? "recorded" :
+				c->fix			     ? "renamed" :
+							       "marked",
+				c->fix ? ", or drop --yes for a dry run" : "");
+			return EXIT_OPERATIONAL;
+		}
+	}
 	r = find_record(c);
 	if (r < 0 && r != -ENOENT)
 		return EXIT_OPERATIONAL;

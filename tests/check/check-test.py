@@ -1625,8 +1625,9 @@ def test_record_rules():
     # leaves no directory with the attribute it did not have.
     cf = os.path.join(os.fsencode(TMP), b"t-rules-cf")
     if os.path.exists(cf):
-        subprocess.run(["umount", os.path.join(cf, b"D/b")],
-                       capture_output=True)
+        for m in (b"D/b", b"R"):
+            subprocess.run(["umount", os.path.join(cf, m)],
+                           capture_output=True)
         shutil.rmtree(cf)
     for sub in (b"D/a/a1", b"D/b/b1", b"D/c/c1"):
         os.makedirs(os.path.join(cf, sub))
@@ -1647,6 +1648,36 @@ def test_record_rules():
         check(rc == 12 and not have and b"removed it again" in err,
               "--casefold-dir failing in part sets nothing (%d) %r %r" %
               (rc, have, err[-200:]))
+    finally:
+        subprocess.run(["umount", ro])
+    # A PATH on a read-only file system: changes are refused once, before
+    # the walk, not attempted name by name; a dry run still reports.
+    ro = os.path.join(cf, b"R")
+    os.makedirs(ro)
+    for n in (b"x", b"X"):
+        open(os.path.join(ro, n), "wb").close()
+    if (subprocess.run(["mount", "--bind", ro, ro]).returncode or
+            subprocess.run(["mount", "-o", "remount,bind,ro", ro]).returncode):
+        print("skipped: cannot make a read-only bind mount")
+        return
+    try:
+        log = os.path.join(cf, b"fix.log")
+        rc, out, err = run(["--casefold", "--fix", "--yes", "--log",
+                            os.fsdecode(log), os.fsdecode(ro)])
+        check(rc == 8 and err.count(b"read-only file system") == 1 and
+              b"FAILED" not in out and not os.path.exists(log),
+              "--fix --yes on a read-only PATH: refused once (%d) %r %r" %
+              (rc, out[-200:], err[-200:]))
+        for args, what in ((["--casefold-dir"], b"marked"),
+                           (["--set-encoding", "utf8-15.0"], b"recorded")):
+            rc, out, err = run(args + [os.fsdecode(ro)])
+            check(rc == 8 and b"read-only file system: nothing can be " +
+                  what in err, "%s on a read-only PATH: refused (%d) %r" %
+                  (args[0], rc, err[-200:]))
+        rc, out, err = run(["--casefold", "--fix", os.fsdecode(ro)])
+        check(rc == 4 and b"would rename" in out,
+              "--fix dry run on a read-only PATH still reports (%d) %r" %
+              (rc, (out + err)[-200:]))
     finally:
         subprocess.run(["umount", ro])
 
