@@ -536,6 +536,9 @@ static int current(struct node *d, const char *name, uint64_t *nodeid)
 	return 1;
 }
 
+static void inval_queue(struct node *d, const char *name, uint64_t seq,
+			int must);
+
 /*
  * Check the notes of one key after a change.  `skip` is the spelling the
  * operation itself used (the kernel updated that dentry itself), or NULL
@@ -582,7 +585,10 @@ static void settle(struct node *d, uint64_t key, const char *skip)
 		if (live(c, now) && c->expires != UINT64_MAX &&
 		    (!c->isdir || !skip))
 			bump = 1;
-		coh_inval_async(d, c->name);
+		/* a dentry the kernel may trust: without the epoch, the
+		 * invalidation is all there is */
+		inval_queue(d, c->name, 0,
+			    live(c, now) && c->expires != UINT64_MAX);
 	}
 	dlog("settle done (skip %s)%s", skip ? skip : "-", bump ? " bump" : "");
 	if (bump)
@@ -626,8 +632,6 @@ void coh_changed(struct node *d, const char *name, uint64_t nodeid)
 	coh_note(d, name, nodeid);
 }
 
-static void inval_queue(struct node *d, const char *name, uint64_t seq);
-
 int coh_timed(struct node *d, const char *name)
 {
 	size_t len = strlen(name);
@@ -665,17 +669,16 @@ void coh_moved_in(struct node *d, const char *name, uint64_t nodeid)
 	 * trusted: a change by another spelling meanwhile must bump
 	 * (settle), so its note gets the plain directory's expiry, which
 	 * the worker takes back once the dentry is gone.  Without the
-	 * epoch the invalidation is all there is. */
-	if (!atomic_load(&F.epoch)) {
-		inval_queue(d, name, 0);
-		return;
-	}
+	 * epoch the invalidations are all there is: the note still makes a
+	 * rename on before the worker ran (coh_timed) invalidate the new
+	 * spelling too, and a change meanwhile queue one that is never
+	 * dropped. */
 	key = fold_hash(&F.ctx, &F.seed, name, len);
 	pthread_mutex_lock(&lg_lock);
 	note_locked(node_id(d), key, name, len, nodeid, 0, expiry(now_ns()));
 	seq = lg_seq; /* the note just made (or refreshed) */
 	pthread_mutex_unlock(&lg_lock);
-	inval_queue(d, name, seq);
+	inval_queue(d, name, seq, 1);
 }
 
 /* The worker dropped the moved-in dentry noted as number seq: the
@@ -715,7 +718,7 @@ void coh_external_dir(struct node *d)
 			char name[NAME_BUF];
 			memcpy(name, e->name, e->len);
 			name[e->len] = '\0';
-			coh_inval_async(d, name);
+			inval_queue(d, name, 0, e->expires != UINT64_MAX);
 		}
 	}
 	for (struct lent *e = kept_q.head; e; e = e->next) {
@@ -741,7 +744,9 @@ void coh_stats(size_t *entries, uint64_t *nbumps)
 
 /* ---- asynchronous invalidation (cleanup) ----------------------------- */
 
+#ifndef INVAL_MAX /* fuzz-coherence makes it small */
 #define INVAL_MAX 4096
+#endif
 
 struct inval {
 	struct inval *next;
@@ -763,7 +768,15 @@ static int iq_sending; /* the thread is in a notification (iq_lock) */
 static pthread_t iq_thr;
 static int iq_started;
 
-static void inval_queue(struct node *d, const char *name, uint64_t seq)
+/* Queue the invalidation of name in d.  Cleanup (must 0) is dropped
+ * beyond INVAL_MAX: it costs memory, not truth.  That of a dentry the
+ * kernel may trust (must 1: a moved-in file's, a live note's with an
+ * expiry) never is: without the epoch it is all that stops the kernel
+ * trusting it, and a `mv` of thousands of files into a folding directory
+ * outruns the worker, which waits for each rename's directory lock.
+ * Those are bounded by the ledger (LEDGER_MAX), or by the renames. */
+static void inval_queue(struct node *d, const char *name, uint64_t seq,
+			int must)
 {
 	size_t len = strlen(name);
 	struct inval *it;
@@ -780,8 +793,7 @@ static void inval_queue(struct node *d, const char *name, uint64_t seq)
 	it->len = len;
 	memcpy(it->name, name, len + 1);
 	pthread_mutex_lock(&iq_lock);
-	if (iq_len >= INVAL_MAX) {
-		/* Only cleanup: dropping it costs memory, not truth. */
+	if (iq_len >= INVAL_MAX && !must) {
 		pthread_mutex_unlock(&iq_lock);
 		free(it);
 		return;
@@ -799,7 +811,7 @@ static void inval_queue(struct node *d, const char *name, uint64_t seq)
 
 void coh_inval_async(struct node *d, const char *name)
 {
-	inval_queue(d, name, 0);
+	inval_queue(d, name, 0, 0);
 }
 
 static void *inval_thread(void *arg)

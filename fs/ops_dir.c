@@ -110,7 +110,11 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	if (off != h->pos && (off == 0 || !buf_resume(h, off))) {
+	/* Offset 0 (rewinddir) always reads afresh, as lseek(0) on SOURCE
+	 * does, also where pos is 0 already: a request there too small for
+	 * the first entry leaves buf filled, and a reply from it would not
+	 * show changes made since. */
+	if (off == 0 || (off != h->pos && !buf_resume(h, off))) {
 		if (lseek(h->fd, off, SEEK_SET) < 0) {
 			err = errno;
 			goto done;

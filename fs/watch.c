@@ -291,7 +291,11 @@ static void queue_pending(struct pending *p, size_t n, int overflow)
 			pq_cap = nc;
 		}
 	}
-	memcpy(pq + pq_len, p, n * sizeof *p);
+	/* An overflow with no named event comes with p and pq NULL: no
+	 * memcpy(), which is undefined for NULL even of no bytes (UBSan,
+	 * fuzz-watch). */
+	if (n)
+		memcpy(pq + pq_len, p, n * sizeof *p);
 	pq_len += n;
 	pq_overflow |= overflow;
 	pthread_mutex_unlock(&pq_lock);

@@ -456,15 +456,19 @@ static void check(int external, int final)
 			if (!trusted(k) || k->tolerated ||
 			    k->obj == truth(d, s))
 				continue;
-			if (!final && k->plain_ttl && F.cache == CACHE_AUTO &&
-			    !atomic_load(&F.epoch))
-				continue;
+			/* (a directory moved in is tolerated for a change in
+			 * SOURCE as any directory: before the plain_ttl wait,
+			 * whose invalidation is cleanup for it, which a full
+			 * queue drops) */
 			if (external && !F.fold_cache &&
 			    F.cache != CACHE_NONE && k->obj >= 0 &&
 			    objs[k->obj].isdir) {
 				k->tolerated = 1;
 				continue;
 			}
+			if (!final && k->plain_ttl && F.cache == CACHE_AUTO &&
+			    !atomic_load(&F.epoch))
+				continue;
 			fail(k->obj < 0 ? "the kernel trusts a stale negative "
 					  "dentry" :
 			     truth(d, s) < 0 ? "the kernel trusts a dentry of "

@@ -14,25 +14,32 @@
 # cache (fuzz/fuzz-coherence.c), and the daemon's -o option lists and
 # their escaped messages (fs/main.c; fuzz/fuzz-opts.c).  Built like
 # the libfold targets (fuzz/fuzz.mk): clang, ASan+UBSan, into
-# $(FUZZ_BUILD) by a sub-make.  Three more work on real directories in
+# $(FUZZ_BUILD) by a sub-make.  Five more work on real directories in
 # /tmp: the daemon's namespace calls and respell against the lookup rule
 # checked on SOURCE's listing and, for other
 # callers, against the kernel's own permission checks (fs/ops_entry.c,
 # fs/respell.c, fs/resolve.c, fs/dirindex.c, fs/creds.c, fs/xlock.c
 # (idle: no record is opened); fuzz/fuzz-names.c), foldfs-check as a whole on a tree against a model
 # of it (tools/foldfs-check.c, tools/foldfs-check-walk.c;
-# fuzz/fuzz-check.c), and foldfs-check --fix --yes then --undo
-# (tools/foldfs-check-fix.c, tools/foldfs-check-undo.c; fuzz/fuzz-fix.c).
+# fuzz/fuzz-check.c), foldfs-check --fix --yes then --undo
+# (tools/foldfs-check-fix.c, tools/foldfs-check-undo.c; fuzz/fuzz-fix.c),
+# and the watching of SOURCE that keeps the fold indexes in step with
+# changes made there, inotify (its events tampered with: duplicated,
+# reordered, stale, lost with IN_Q_OVERFLOW, ...) and polling, against
+# the lookup rule on SOURCE's listing (fs/watch.c, with fs/dirindex.c and
+# fs/resolve.c; fuzz/fuzz-watch.c).  And the daemon's directory listing,
+# readdir and readdirplus with seekdir and buffers of every size, against
+# getdents64 on SOURCE while it changes (fs/ops_dir.c; fuzz/fuzz-readdir.c).
 #
 #   make fuzz            also runs these for FUZZ_SECONDS each
 #   make check-fs-fuzz   suite: each for LIB_FUZZ_SECONDS (15); names,
-#                        check and fix (a few hundred calls a second:
-#                        file system work), norm, opts and coherence
-#                        (their seeds reach their paths) for
+#                        check, fix, watch and readdir (a few hundred
+#                        calls a second: file system work), norm, opts and
+#                        coherence (their seeds reach their paths) for
 #                        FS_FUZZ_SHORT_SECONDS (5)
 
 FUZZ_FS_TARGETS := index coherence record u8 undo scan norm opts check names \
-	fix
+	fix watch
 FUZZ_FS_BINS := $(FUZZ_FS_TARGETS:%=$(FUZZ_BUILD)/fuzz-%)
 
 $(FZ_OBJ)/fuzz-index.o: fuzz/fuzz-index.c fs/foldfs.h $(FZ_HDRS)
@@ -119,10 +126,39 @@ $(BUILD)/fuzz-names: $(FZ_OBJ)/fuzz-names.o $(FZ_OBJ)/fuzz-daemon-stubs.o \
 		  creds.o xlock.o) $(LIBFOLD_A)
 	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^ -lpthread
 
-# coherence.c with a small ledger (its bound is reached); its clock, the
-# epoch's write(), its messages and its worker's start and join the
-# fuzzer's.
-FUZZ_LEDGER := -DLEDGER_MAX=12
+# The daemon's listing (fs/ops_dir.c) alone, its entries encoded by
+# libfuse's own fuse_add_direntry(_plus) (its replies are the fuzzer's);
+# its fsync and fdatasync the fuzzer's (no journal commit per call), and
+# its malloc and getdents64, which fail where the input says.
+FUZZ_FS_TARGETS += readdir
+FUZZ_FS_BINS += $(FUZZ_BUILD)/fuzz-readdir
+$(FZ_OBJ)/fuzz-readdir.o: fuzz/fuzz-readdir.c fs/foldfs.h $(FZ_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) $(FUSE3_CFLAGS) -Ifs -c -o $@ $<
+$(FZ_OBJ)/ops_dir-sync.o: $(BUILD)/obj/fs/ops_dir.o
+	@mkdir -p $(@D)
+	objcopy --redefine-sym fsync=fuzz_fsync \
+	  --redefine-sym fdatasync=fuzz_fdatasync \
+	  --redefine-sym malloc=fuzz_malloc \
+	  --redefine-sym getdents64=fuzz_getdents64 $< $@
+$(BUILD)/fuzz-readdir: $(FZ_OBJ)/fuzz-readdir.o $(FZ_OBJ)/ops_dir-sync.o \
+		$(FZ_OBJ)/fuzz-daemon-stubs.o
+	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^ $(FUSE3_LIBS)
+# readdir (steps: fuzz/fuzz-readdir.c): the root folding, every kind of
+# spelling created in the three directories, readdirplus from a size too
+# small for one entry up, a reply the kernel does not take, seekdir to
+# offsets handed out and to cookies, names-only and failing nodes, a
+# plain readdir of a few bytes, raw, past-the-end and negative offsets,
+# fsyncdir, a failed opendir; long names over several of the daemon's
+# 32 KiB buffers, resumed inside and across them; a change after a reply
+# too small for one entry, then offset 0; getdents64 failing at the start
+# and inside a reply, no memory, the descriptor limit
+FUZZ_SEED_readdir := \005\000\000\001\000\000\000\000\000\000\000\002\007\000\004\003\000\000\010\004\000\000\000\005\000\000\014\006\000\000\000\010\000\000\000\011\000\000\000\014\000\000\000\015\000\000\000\020\000\000\000\021\000\000\004\022\000\000\000\027\000\000\000\030\000\000\001\001\000\000\001\000\000\000\001\002\007\000\005\003\000\000\011\004\000\000\001\005\000\000\015\006\000\000\001\010\000\000\001\011\000\000\001\014\000\000\001\015\000\000\001\020\000\000\001\021\000\000\005\022\000\000\001\027\000\000\001\030\000\000\002\001\000\000\002\000\000\000\002\002\007\000\006\003\000\000\012\004\000\000\002\005\000\000\016\006\000\000\002\010\000\000\002\011\000\000\002\014\000\000\002\015\000\000\002\020\000\000\002\021\000\000\006\022\000\000\002\027\000\000\002\030\000\002\000\003\004\016\002\003\004\241\000\003\074\206\000\003\004\243\000\003\004d\013\003\004\245\034\004\004\246\003\004\305\002\002\005\004\005\242\003\001\042\002\007\001\003\005\260\002\007\002\003\005\260\002\007\000\000\001\007\003\003\005\241\000\003\005\241\002\004\001\025\002\012\003\006\246\002\003\002\026\006\020\000\000\000\000\000\000\100\003\002d\007\003\002d\017\003\002d\025\010\006\010\001\005\002\002\073\002\003\001\000\002\003\003C\002\036\002\006\002\226\377\006\001\050\310\002\010\004\000\305\003\000\042\002\003\000\136\000\003\000d\000\003\000\354\053\003\000d\013\003\000\305\364\003\000\305\074\004\000\240\003\070\242\002\003\000\242\002\002\005\004\005\354\003\005\376\002\003\005\377\002\001\001\003\003\005\260\023\004\005\260\036\001\000\000\000\000\002\000\003\000\004\002\000\000\001\000\003\000\305\002\002\005\000\001\020\000\003\005\042\002\001\001\000\000\005\021\000\003\005\305\002\036\000\000\000\002\000\000\004\003\000\000\001\004\000\000\011\005\000\000\001\006\000\002\004\007\010\003\004\305\002\003\004\305\002\003\004\206\002\007\010\003\004\305\000\003\004\305\000\007\004\002\001\003\000\305\002\007\020\002\001\003\004\305\002\007\060\002\001\003\005\305\002\007\000\003\005\305\002
+
+# coherence.c with a small ledger and invalidation queue (their bounds are
+# reached); its clock, the epoch's write(), its messages and its worker's
+# start and join the fuzzer's.
+FUZZ_LEDGER := -DLEDGER_MAX=12 -DINVAL_MAX=4
 $(FZ_OBJ)/fuzz-coherence.o: fuzz/fuzz-coherence.c fs/foldfs.h $(FZ_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(FUSE3_CFLAGS) -Ifs $(FUZZ_LEDGER) -c -o $@ $<
@@ -138,6 +174,35 @@ $(FZ_OBJ)/coherence-small.o: fs/coherence.c fs/foldfs.h lib/fold.h
 $(BUILD)/fuzz-coherence: $(FZ_OBJ)/fuzz-coherence.o \
 		$(FZ_OBJ)/coherence-small.o $(FZ_OBJ)/fuzz-daemon-stubs.o \
 		$(LIBFOLD_A)
+	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^ -lpthread
+
+# watch.c reading the fuzzer's queue of inotify events (its read() and
+# ioctl(FIONREAD) of the inotify descriptor), on watches the fuzzer may
+# refuse, on a file system the fuzzer may call NFS, its thread started and
+# its poll() run by the fuzzer a round at a time; with the real dirindex.c
+# (its reads of a directory, which end a change in progress, the
+# fuzzer's) and resolve.c, and the stubs but for watch.c's own functions.
+$(FZ_OBJ)/fuzz-watch.o: fuzz/fuzz-watch.c fs/foldfs.h $(FZ_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) $(FUSE3_CFLAGS) -Ifs -c -o $@ $<
+$(FZ_OBJ)/fuzz-daemon-stubs-w.o: fuzz/fuzz-daemon-stubs.c fs/foldfs.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) $(FUSE3_CFLAGS) -Ifs -DFUZZ_REAL_WATCH -c -o $@ $<
+$(FZ_OBJ)/watch-wrap.o: $(BUILD)/obj/fs/watch.o
+	@mkdir -p $(@D)
+	objcopy --redefine-sym read=fuzz_read --redefine-sym ioctl=fuzz_ioctl \
+	  --redefine-sym poll=fuzz_poll \
+	  --redefine-sym pthread_create=fuzz_pthread_create \
+	  --redefine-sym pthread_join=fuzz_pthread_join \
+	  --redefine-sym inotify_init1=fuzz_inotify_init1 \
+	  --redefine-sym inotify_add_watch=fuzz_inotify_add_watch \
+	  --redefine-sym fstatfs64=fuzz_fstatfs $< $@
+$(FZ_OBJ)/dirindex-fence.o: $(BUILD)/obj/fs/dirindex.o
+	@mkdir -p $(@D)
+	objcopy --redefine-sym getdents64=fuzz_getdents64 $< $@
+$(BUILD)/fuzz-watch: $(FZ_OBJ)/fuzz-watch.o $(FZ_OBJ)/watch-wrap.o \
+		$(FZ_OBJ)/fuzz-daemon-stubs-w.o $(FZ_OBJ)/dirindex-fence.o \
+		$(BUILD)/obj/fs/resolve.o $(LIBFOLD_A)
 	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^ -lpthread
 
 # fs/main.c itself, its main and exit renamed: an option it refuses
@@ -245,8 +310,10 @@ FUZZ_SEED_fix := \030\002Report.txt/report.TXT/REPORT.txt/Stra\303\237e/STRASSE/
 # renamed out to the plain directory and back; cache=epoch refused by the
 # kernel; cache=epoch where negatives may not stay and the kernel is late
 # by timeout + 1 s: a SOURCE change that hands a spelling to another
-# entry (NFD and NFC)
-FUZZ_SEED_coherence := \001\001\003\000\000\001\003\002\000\003\000\004\003\005\000\006\000\007\000\010\004\013\000\014\000\015\003\016\000\017\000\021\003\020\006\020\007\000\005\004\007\004\011\031\012\031\011\026\000\027\013\026\025\014\025\027\015\000\016\010\000\006\000\016\002\007\007\000\001\010\000\000\057\011\051\014\051\056\000\057\010\000\003\040\016\000\041\014\040\057\015\000\015\000\015\000\015\000\015\000\015\000\000\056\036\200\000\003\040\000\040\006\040\001\000\000\000\005\000\004\013\000\014\005\015\003\056\006\056\037\000\006\037\031\000\012\031\010\000\003\046\006\046\007\000\010\000\005\006\036\204\000\003\040\000\040\006\040\001\000\000\000\005\000\004\013\000\014\005\015\003\056\006\056\037\000\006\037\031\000\012\031\010\000\036\222\005\003\000\000\001\005\001\004\013\000\014\006\013\055\000\006\055\014\000\000\015\010\000\036\005\000\000\000\003\001\000\000\005\000\010\000\036A\006\000\006\003\007\000\005\000\010\005\006\007\006\000\007\010\000\011\003\000\004\011\002\012\003\000\002\010\000
+# entry (NFD and NFC); cache=auto without the epoch, negatives not kept:
+# misses fill the invalidation queue (4 here), then a file moved in and
+# removed by another spelling (its invalidations must not be dropped)
+FUZZ_SEED_coherence := \001\001\003\000\000\001\003\002\000\003\000\004\003\005\000\006\000\007\000\010\004\013\000\014\000\015\003\016\000\017\000\021\003\020\006\020\007\000\005\004\007\004\011\031\012\031\011\026\000\027\013\026\025\014\025\027\015\000\016\010\000\006\000\016\002\007\007\000\001\010\000\000\057\011\051\014\051\056\000\057\010\000\003\040\016\000\041\014\040\057\015\000\015\000\015\000\015\000\015\000\015\000\000\056\036\200\000\003\040\000\040\006\040\001\000\000\000\005\000\004\013\000\014\005\015\003\056\006\056\037\000\006\037\031\000\012\031\010\000\003\046\006\046\007\000\010\000\005\006\036\204\000\003\040\000\040\006\040\001\000\000\000\005\000\004\013\000\014\005\015\003\056\006\056\037\000\006\037\031\000\012\031\010\000\036\222\005\003\000\000\001\005\001\004\013\000\014\006\013\055\000\006\055\014\000\000\015\010\000\036\005\000\000\000\003\001\000\000\005\000\010\000\036A\006\000\006\003\007\000\005\000\010\005\006\007\006\000\007\010\000\011\003\000\004\011\002\012\003\000\002\010\000\036\304\000\000\002\000\005\000\013\000\016\003\040\000\040\006\040\020\000\000\003\000\006\000\014\000\017\005\021\010\000
 
 # opts: every option the daemon knows, with values, and the options only
 # fstab and libfuse use (an escaped comma), then some again; encodings
@@ -255,11 +322,31 @@ FUZZ_SEED_coherence := \001\001\003\000\000\001\003\002\000\003\000\004\003\005\
 # empty fsname=; a name with a control; an octal escape (allow_other)
 FUZZ_SEED_opts := casefold,encoding=utf8-12.1.0,strict,compat,ignorables,cache=epoch,timeout=0.5,index_mem=16,max_watches=100,watch=poll,lockcache=keep,max_read=131072,noatime,ro,rw,allow_other,default_permissions,fsname=/src,subtype=foldfs,defaults,x-systemd.automount,comment=a\\,b\000nofold,debug,cache=none,watch=inotify,lockcache=drop,atime\036encoding=\033[2J\342\200\256x\036encoding=utf8\000encoding=ascii\036cache=fast\036timeout=nan\036timeout=1e7\036index_mem=0\036max_watches=-5\036max_read=-1\036lockcache=\302\205\036watch=\\177\036remount\036fsname=\036bad\001name=x\036allow\\137other,encoding=utf8-99.0
 
+# watch (opcodes and name bytes: fuzz/fuzz-watch.c): cache=epoch, both
+# directories watched: names made, renamed within, between and out of the
+# directories and back, our own changes, events duplicated, reversed,
+# made up (stale, an unknown wd, a nameless one), IN_IGNORED of a live
+# watch, floods of one long name and of distinct ones (more than a read
+# and more than 64 pending names), a lost-event overflow alone in its
+# read (and so with no named event: it once made UBSan report watch.c),
+# exchanges, links, an index dropped; both polled, with an external
+# change slipping into our own; a refused watch (a polled) with b plain,
+# strict and ignorables, IN_DELETE_SELF of both watches; watch=auto on "NFS"; a polled
+# directory and a watched one, renames between them, a flood in front of
+# a change and an overflow; one name made in both directories in one
+# read, and a flood in front of a change looked up by a miss that needs
+# no fence; changes during lookups (a rename after an unlink and a create
+# of its name, looked up by a third spelling: the miss needs a fence; a
+# rename into the other directory, a create, an unlink); a polled
+# directory changed in SOURCE, then by us (the stamps before our change
+# are not the index's: it is rescanned)
+FUZZ_SEED_watch := \100\000\001\000\041\001\000\010\000\001\001\010\001\007\000\011\003\000\041\000\000 \001\031\000\030\000\032\004\014\000\016\003\014L\000\000\015\003L\015\000\000\014\006\000\017\000\000\020\006\002\017\060\000\061\007\000\003\007\001\061\007\022\005\007\043\007\007\003\200\007\015\000\000\046\011\010\007G\037\007W\077\001\36\010\000\36\001\003\001\033\007\004\000\000\004\000\035\001\042\007\017\037\001\034\001\045\000\035\000\044\011\007\007\037\001\026\007\027_\002\026\001\067\000\026\000\066\003\067\066\001\003 \041\002\005\042\023\000\024\002 \013\000\000\041\014\000\010\011\036\043\000\001\000\041\001\000\000\001\006\000\010\000\000\006\006\001\010\000\000\007\006\002\000\041\000 \006\002\015\016\001\014\000\016\011\003\014\031\000\000\030\011\036\034\012\000\001\000\041\001\022\000\000\001 \000\041\003 \000\000\000\001\001\012\000\013\000\012\002\022\000\001\011\007\006\000\007\016\000\000\000\010\011\036\200\000\001\000\041\001\000\000\001\001\042\000\043\003\042\044\000\000\042\006\000\007\000\000\010\011\036\001\000\001\000\041\001\006\001\047\003\006\051\000\000\050\007\037\000\001\070\000\071\001\042\007\004\002\000\044\003\042E\000\000\043\011\036\000\000\001\000\041\001\000\001 \000\041\000\001\011\007\017\037\001\026\000\027\007O\077\001\070\000\071\036\000\000\001\001\007\000\010\000\017\002\007\001\007\017\002\007\010\006\000\011\000\041\017\002\010\047\046\017\000\000\000\001\017\001\000\000\001\011\036\001\000\001\001\007\006\000\017\000\000\010\011
+
 # $(1) target, $(2) seconds: one shell command
 FUZZ_FS_RUN = sh fuzz/run-fuzz.sh $(1) $(FUZZ_BUILD)/fuzz-$(1) $(FUZZ_CORPUS)/$(1) $(2) '$(FUZZ_SEED_$(1))'
 
 FS_FUZZ_SHORT_SECONDS ?= 5
-FUZZ_CHECK_SECONDS = $(if $(filter norm check names fix coherence opts,$(1)),$(FS_FUZZ_SHORT_SECONDS),$(LIB_FUZZ_SECONDS))
+FUZZ_CHECK_SECONDS = $(if $(filter norm check names fix coherence opts readdir watch,$(1)),$(FS_FUZZ_SHORT_SECONDS),$(LIB_FUZZ_SECONDS))
 
 .PHONY: check-fs-fuzz fuzz-fs-run
 fuzz: fuzz-fs-run

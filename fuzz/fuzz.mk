@@ -34,7 +34,7 @@ FUZZ_RUN_FLAGS := -max_len=512 -timeout=20 -rss_limit_mb=2048 \
 
 FZ_OBJ := $(BUILD)/obj/fuzz
 FZ_TL  := $(BUILD)/obj/tests/lib
-FZ_HDRS := fuzz/fuzz-ctx.h fuzz/fuzz-enc.h fuzz/fuzz-text.h lib/fold.h lib/fold_stream.h \
+FZ_HDRS := fuzz/fuzz-ctx.h fuzz/fuzz-enc.h fuzz/fuzz-holds.h fuzz/fuzz-text.h lib/fold.h lib/fold_stream.h \
 	tests/lib/icu-oracle.h
 
 $(FZ_OBJ)/%.o: fuzz/%.c $(FZ_HDRS)

@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <pwd.h>
@@ -703,7 +704,44 @@ static void readdir_tiny(const char *s)
 	unlink(t_path(s, "late-comer"));
 }
 
-static void t_readdir(const char *d)
+/* Entries getdents64 lists from fd's position to the end, -1 on error. */
+static long count_to_end(int fd)
+{
+	_Alignas(8) char buf[4096];
+	long n = 0, r;
+
+	while ((r = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0)
+		for (long i = 0; i < r; n++) {
+			unsigned short reclen;
+			memcpy(&reclen, buf + i + offsetof(struct dirent64, d_reclen), sizeof reclen);
+			i += reclen;
+		}
+	return r < 0 ? -1 : n;
+}
+
+/* A fresh descriptor's first getdents64 at the end (LLONG_MAX, ext4's
+ * end cookie), then lseek 0 twice: each lists what it lists on SOURCE.
+ * On ext4 the first after the end lists nothing (the descriptor's readdir
+ * state starts at the end), the second all: the daemon must rewind its
+ * descriptor again although its position is 0 already. */
+static void readdir_rewind_after_end(const char *s, const char *srcs)
+{
+	const char *dir[2] = {s, srcs};
+	long got[2][3];
+	for (int k = 0; k < 2; k++) {
+		int fd = open(dir[k], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		got[k][0] = fd >= 0 && lseek(fd, LLONG_MAX, SEEK_SET) == LLONG_MAX ? count_to_end(fd) : -2;
+		for (int i = 1; i < 3; i++)
+			got[k][i] = fd >= 0 && lseek(fd, 0, SEEK_SET) == 0 ? count_to_end(fd) : -2;
+		if (fd >= 0)
+			close(fd);
+	}
+	CHECK(!memcmp(got[0], got[1], sizeof got[0]) && got[0][2] == 52,
+	      "[%s] from the end then lseek 0 twice: %ld, %ld, %ld entries as on SOURCE (%ld, %ld, %ld)", L,
+	      got[0][0], got[0][1], got[0][2], got[1][0], got[1][1], got[1][2]);
+}
+
+static void t_readdir(const char *d, const char *srcd)
 {
 	const char *s = t_path(d, "many");
 	mkdir(s, 0755);
@@ -750,6 +788,7 @@ static void t_readdir(const char *d)
 	CHECK(again == 52, "[%s] rewinddir reads all 52 again (%d)", L, again);
 	closedir(dp);
 	readdir_tiny(s);
+	readdir_rewind_after_end(s, t_path(srcd, "many"));
 }
 
 static void t_tmpfile(const char *d)
@@ -782,7 +821,7 @@ static void posix_set(const char *d, const char *srcd, const char *label)
 	t_locks(d);
 	t_lock_waiters(d, KIND_FLOCK);
 	t_lock_waiters(d, KIND_FCNTL);
-	t_readdir(d);
+	t_readdir(d, srcd);
 	t_tmpfile(d);
 }
 
