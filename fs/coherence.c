@@ -486,6 +486,7 @@ struct snap {
 	struct snap *next;
 	uint64_t nodeid, expires, gen, seq;
 	int differs, isdir;
+	int keep; /* differs, but stays noted (settle) */
 	char name[NAME_BUF];
 };
 
@@ -508,6 +509,7 @@ static struct snap *snapshot(uint64_t dir, uint64_t key, int *oom)
 		c->seq = e->seq;
 		c->isdir = e->isdir;
 		c->differs = 0;
+		c->keep = 0;
 		memcpy(c->name, e->name, e->len);
 		c->name[e->len] = '\0';
 		c->next = list;
@@ -585,6 +587,12 @@ static void settle(struct node *d, uint64_t key, const char *skip)
 		if (live(c, now) && c->expires != UINT64_MAX &&
 		    (!c->isdir || !skip))
 			bump = 1;
+		/* Without the epoch a moved-in file's note stays until its
+		 * invalidation lands (moved_dropped): the kernel trusts the
+		 * dentry until then, and a rename on meanwhile must know it
+		 * (coh_timed) to invalidate the new spelling too. */
+		c->keep = !atomic_load(&F.epoch) && !c->isdir &&
+			  live(c, now) && c->expires != UINT64_MAX;
 		/* a dentry the kernel may trust: without the epoch, the
 		 * invalidation is all there is */
 		inval_queue(d, c->name, 0,
@@ -606,7 +614,7 @@ static void settle(struct node *d, uint64_t key, const char *skip)
 			 * the namespace lock only shared (coh_external) it
 			 * may have, even with the same node id, and then
 			 * the kernel trusts that newer answer) */
-			if (e && e->seq == c->seq) {
+			if (e && e->seq == c->seq && !c->keep) {
 				unlink_ent(e);
 				free(e);
 			}
