@@ -559,7 +559,7 @@ static void settle(struct node *d, uint64_t key, const char *skip)
 
 	for (c = list; c; c = c->next) {
 		uint64_t cur;
-		int exists;
+		int exists, trusted;
 
 		if (skip && !strcmp(c->name, skip)) {
 			c->differs = 1; /* the caller notes it afresh */
@@ -584,19 +584,17 @@ static void settle(struct node *d, uint64_t key, const char *skip)
 		/* A directory's one dentry cannot be left behind under this
 		 * spelling by a change through the mount (see
 		 * coh_entry_timeout); a change from outside can. */
-		if (live(c, now) && c->expires != UINT64_MAX &&
-		    (!c->isdir || !skip))
+		/* a dentry the kernel may still trust */
+		trusted = live(c, now) && c->expires != UINT64_MAX;
+		if (trusted && (!c->isdir || !skip))
 			bump = 1;
 		/* Without the epoch a moved-in file's note stays until its
 		 * invalidation lands (moved_dropped): the kernel trusts the
 		 * dentry until then, and a rename on meanwhile must know it
 		 * (coh_timed) to invalidate the new spelling too. */
-		c->keep = !atomic_load(&F.epoch) && !c->isdir &&
-			  live(c, now) && c->expires != UINT64_MAX;
-		/* a dentry the kernel may trust: without the epoch, the
-		 * invalidation is all there is */
-		inval_queue(d, c->name, 0,
-			    live(c, now) && c->expires != UINT64_MAX);
+		c->keep = trusted && !c->isdir && !atomic_load(&F.epoch);
+		/* without the epoch, its invalidation is all there is */
+		inval_queue(d, c->name, 0, trusted);
 	}
 	dlog("settle done (skip %s)%s", skip ? skip : "-", bump ? " bump" : "");
 	if (bump)

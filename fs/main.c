@@ -956,9 +956,6 @@ static void lock_record(void)
 
 /* ---- startup ----------------------------------------------------------- */
 
-/* Is the directory dir (stat'ed) a strict ancestor of the directory path?
- * By device and inode, going up with "..": a symlink or bind mount of
- * SOURCE does not hide it.  (MOUNTPOINT may be SOURCE itself.) */
 /* `mount MOUNTPOINT` of an fstab line that is mounted already runs us
  * again, and a second daemon would be stacked on the first (each umount
  * then uncovering the other).  Refuse, as mount(8) refuses a file system
@@ -986,6 +983,9 @@ static void refuse_twice(const struct stat *src)
 		    "else", esc(F.source), esc(F.mountpoint));
 }
 
+/* Is the directory dir (stat'ed) a strict ancestor of the directory path?
+ * By device and inode, going up with "..": a symlink or bind mount of
+ * SOURCE does not hide it.  (MOUNTPOINT may be SOURCE itself.) */
 static int below(const struct stat *dir, const char *path)
 {
 	struct stat at, up;

@@ -2629,20 +2629,6 @@ static void sec_only(void)
 
 /* ---- two mounts of one SOURCE ------------------------------------------ */
 
-/* Mounts whose mount point is path, per /proc/self/mountinfo (no escapes
- * in the test's paths). */
-static int mounts_at(const char *path)
-{
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char line[8192], mp[4096];
-	int n = 0;
-	while (f && fgets(line, sizeof line, f))
-		n += sscanf(line, "%*u %*u %*s %*s %4095s", mp) == 1 && !strcmp(mp, path);
-	if (f)
-		fclose(f);
-	return n;
-}
-
 /* Rounds of each kind of call in sec_twomounts. */
 #define TWO_N 200
 enum { TWO_EXCL, TWO_CREAT, TWO_MKDIR, TWO_SYMLINK, TWO_RENAME, TWO_RESPELL, TWO_KINDS };
@@ -2883,7 +2869,7 @@ static void sec_twomounts(void)
 		char out[4096];
 		const char *again[] = {t_opt.foldfs, src, a.mnt, "-o", "casefold", NULL};
 		int rc = t_run(again, out, sizeof out, 20);
-		int n = mounts_at(a.mnt);
+		int n = t_mounts_at(a.mnt);
 		CHECK(rc == 1 && strstr(out, "already") && n == 1,
 		      "foldfs SOURCE MOUNTPOINT while mounted there: exit %d (want 1), "
 		      "%d mounts there (want 1): %s", rc, n, out);

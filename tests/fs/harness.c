@@ -290,11 +290,16 @@ int t_run(const char *const argv[], char *out, size_t cap, int timeout_s)
 
 int t_is_mounted(const char *path)
 {
+	return t_mounts_at(path) > 0;
+}
+
+int t_mounts_at(const char *path)
+{
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 	if (!f)
 		return 0;
 	char line[8192];
-	int found = 0;
+	int n = 0;
 	while (fgets(line, sizeof line, f)) {
 		/* id parent maj:min root mountpoint ... */
 		char *p = line;
@@ -310,10 +315,10 @@ int t_is_mounted(const char *path)
 			continue;
 		if ((size_t)(e - p) == strlen(path) &&
 		    memcmp(p, path, (size_t)(e - p)) == 0)
-			found = 1;
+			n++;
 	}
 	fclose(f);
-	return found;
+	return n;
 }
 
 /* Find a running foldfs whose argv names mnt (daemon-mode mounts). */

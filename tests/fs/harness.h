@@ -115,6 +115,9 @@ int t_umount(struct t_mount *m);
 int t_remount(struct t_mount *m);
 /* Is path a mount point right now (per /proc/self/mountinfo)? */
 int t_is_mounted(const char *path);
+/* How many mounts have path as their mount point right now (stacked
+ * ones count each). */
+int t_mounts_at(const char *path);
 /* Print the daemon log (last lines) to stdout. */
 void t_show_log(const struct t_mount *m);
 /* Lines of the daemon's log so far that contain what (-1: no log). */
