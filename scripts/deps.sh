@@ -4,7 +4,8 @@
 # otherwise prints the exact apt-get line and fails.
 #   build : compile libfold and the tools
 #   check : everything make check needs (tests, ICU/utf8proc peers, clang
-#           sanitizers and libFuzzer, FUSE, chattr/lsattr, UCD data, strace
+#           sanitizers and libFuzzer, FUSE, chattr/lsattr, UCD data, mkfs
+#           for xfs and btrfs (fs-otherfs puts SOURCE on them), strace
 #           (foldfs-check's walk counts its opens), valgrind (its scaling
 #           tests count instructions, not time), xz for
 #           the kernel's source (lib-kernel), the s390x cross compiler and
@@ -43,7 +44,7 @@ fi
 build="gcc libc6-dev make pkg-config libfuse3-dev"
 bigendian="gcc-s390x-linux-gnu libc6-dev-s390x-cross qemu-user unicode-data bzip2 python3"
 # (unicode-data, bzip2 and python3 come with $bigendian)
-check="$build libicu-dev libutf8proc-dev clang libclang-rt-${llvm}-dev g++ fuse3 e2fsprogs attr xz-utils strace valgrind $bigendian"
+check="$build libicu-dev libutf8proc-dev clang libclang-rt-${llvm}-dev g++ fuse3 e2fsprogs xfsprogs btrfs-progs attr xz-utils strace valgrind $bigendian"
 demo="$build fuse3 e2fsprogs attr procps"
 case "$profile" in
 build) want=$build ;;

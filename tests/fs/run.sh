@@ -1,6 +1,7 @@
 #!/bin/sh
 # run.sh SECONDS PROGRAM [ARGS...] - run one foldfs integration-test program
-# inside its own scratch directory /tmp/fstest-XXXXXX with a watchdog, and
+# inside its own scratch directory /tmp/fstest-XXXXXX (or in $FSTEST_PARENT:
+# tests/fs/otherfs.sh puts it on another file system) with a watchdog, and
 # clean up whatever it leaves behind, whatever happens: lazy-unmount every
 # mount under the scratch directory (aborting a hung FUSE connection first),
 # kill the daemons it started, remove the directory.  The program's own last
@@ -9,7 +10,7 @@
 set -u
 limit=$1
 shift
-root=$(mktemp -d /tmp/fstest-XXXXXX) || exit 2
+root=$(mktemp -d "${FSTEST_PARENT:-/tmp}/fstest-XXXXXX") || exit 2
 chmod 755 "$root"
 
 mounts_under() {

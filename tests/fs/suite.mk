@@ -8,6 +8,7 @@
 #   check-fs-coherence  kernel cache coherence under concurrency, per cache=
 #   check-fs-source     changes in SOURCE / by a second mount reach the view
 #   check-fs-posix      POSIX sanity in folding and plain dirs, allow_other
+#   check-fs-otherfs    the four suites and "check" with SOURCE on xfs, btrfs
 #   check-fs-asan       the four suites again, against an ASan+UBSan daemon
 #   check-fs-tsan       and against a ThreadSanitizer daemon
 
@@ -30,10 +31,11 @@ $(FSTEST_EXES): $(FSTEST_BIN)/%: $(FSTEST_OBJ)/%.o $(FSTEST_OBJ)/harness.o | $(F
 	$(CC) -o $@ $^ $(LDFLAGS_BASE)
 
 .PHONY: fstest-progs check-fs-basic check-fs-coherence check-fs-source \
-	check-fs-posix check-fs-asan check-fs-tsan
+	check-fs-posix check-fs-otherfs check-fs-asan check-fs-tsan
 fstest-progs: $(FSTEST_EXES)
 
-CHECK_SUITES += fs-basic fs-coherence fs-source fs-posix fs-asan fs-tsan
+CHECK_SUITES += fs-basic fs-coherence fs-source fs-posix fs-otherfs fs-asan \
+  fs-tsan
 
 # (fs-basic also runs fs-source and fs-posix, to check their --only)
 check-fs-basic: $(addprefix $(FSTEST_BIN)/,fs-basic fs-source fs-posix) $(FSTEST_DAEMON) \
@@ -48,6 +50,13 @@ check-fs-source: $(FSTEST_BIN)/fs-source $(FSTEST_DAEMON)
 
 check-fs-posix: $(FSTEST_BIN)/fs-posix $(FSTEST_DAEMON)
 	@$(FSTEST_RUN) 240 $(FSTEST_BIN)/fs-posix --foldfs $(FSTEST_DAEMON)
+
+# The file systems foldfs is for (no casefolding in their kernels) as
+# SOURCE, on loop images (tests/fs/otherfs.sh; xfsprogs, btrfs-progs);
+# foldfs-check's suite too.
+check-fs-otherfs: $(FSTEST_EXES) $(FSTEST_DAEMON) $(FOLDFS_CHECK) $(RECORD_TEST)
+	@FOLDFS_CHECK=$(abspath $(FOLDFS_CHECK)) sh tests/fs/otherfs.sh $(BUILD) \
+	  $(UCD) xfs btrfs
 
 # The daemon (and what it links) rebuilt with clang and a sanitizer in its
 # own build directory; the test programs are the ordinary ones.  A report
