@@ -1,13 +1,15 @@
 #!/bin/sh
 # otherfs.sh BUILD UCD FSTYPE... - the four foldfs suites and foldfs-check's
 # suite again, with every tree on a fresh FSTYPE file system (a sparse
-# image on a loop device) instead of /tmp's or BUILD's.  foldfs exists for the file systems without
-# kernel casefolding, and they differ from ext4 in what the suites touch:
-# xfs lists "." and ".." first and refuses a rename over a non-empty
-# directory with EEXIST, btrfs keeps every directory's link count at 1 and
-# lists trusted.* names to anyone (and, through a descriptor, only the
-# entries that were there when it was opened or last rewound).  A file system this machine cannot make
-# or mount is skipped, saying why; the rest still run.
+# image on a loop device; overlay: layers in /tmp) instead of /tmp's or
+# BUILD's.  foldfs exists for the file systems without kernel casefolding,
+# and they differ from ext4 in what the suites touch: xfs lists "." and
+# ".." first and refuses a rename over a non-empty directory with EEXIST;
+# btrfs keeps every directory's link count at 1, lists trusted.* names to
+# anyone and, through a descriptor, only the entries that were there when
+# it was opened or last rewound; overlay (a container's root) answers no
+# FS_IOC_GETVERSION and makes no whiteouts by rename.  A file system this
+# machine cannot make or mount is skipped, saying why; the rest still run.
 set -u
 build=$1 ucd=$2
 shift 2
@@ -29,14 +31,27 @@ skip() {
 }
 
 # Make and mount an FSTYPE file system on $work/FSTYPE; 0 if done.
+# overlay: an empty lower layer under an upper one in $work (as a
+# container's root file system, where everything is written above).
 make_fs() {
 	fs=$1 img=$work/$1.img mnt=$work/$1
 	if [ "$(id -u)" -ne 0 ]; then
-		skip "$fs" "needs root (a loop mount)"; return 1
+		skip "$fs" "needs root (a mount)"; return 1
 	fi
 	if ! grep -qw "$fs" /proc/filesystems &&
 	   ! modprobe "$fs" 2>/dev/null; then
 		skip "$fs" "this kernel has no $fs"; return 1
+	fi
+	if [ "$fs" = overlay ]; then
+		mkdir -p "$work/lower" "$work/upper" "$work/ovwork" "$mnt" ||
+			return 1
+		if ! out=$(mount -t overlay overlay -o "lowerdir=$work/lower,upperdir=$work/upper,workdir=$work/ovwork" "$mnt" 2>&1); then
+			skip "$fs" "cannot mount it: $out"; return 1
+		fi
+		mounted="$mounted $mnt"
+		chmod 755 "$mnt"
+		mkdir -m 755 "$mnt/check-tmp"
+		return 0
 	fi
 	if ! command -v "mkfs.$fs" >/dev/null 2>&1; then
 		case $fs in btrfs) pkg=btrfs-progs ;; *) pkg=${fs}progs ;; esac

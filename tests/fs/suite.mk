@@ -8,7 +8,7 @@
 #   check-fs-coherence  kernel cache coherence under concurrency, per cache=
 #   check-fs-source     changes in SOURCE / by a second mount reach the view
 #   check-fs-posix      POSIX sanity in folding and plain dirs, allow_other
-#   check-fs-otherfs    the four suites and "check" with SOURCE on xfs, btrfs
+#   check-fs-otherfs    the four suites and "check" on xfs, btrfs, overlay
 #   check-fs-asan       the four suites again, against an ASan+UBSan daemon
 #   check-fs-tsan       and against a ThreadSanitizer daemon
 
@@ -52,11 +52,11 @@ check-fs-posix: $(FSTEST_BIN)/fs-posix $(FSTEST_DAEMON)
 	@$(FSTEST_RUN) 240 $(FSTEST_BIN)/fs-posix --foldfs $(FSTEST_DAEMON)
 
 # The file systems foldfs is for (no casefolding in their kernels) as
-# SOURCE, on loop images (tests/fs/otherfs.sh; xfsprogs, btrfs-progs);
-# foldfs-check's suite too.
+# SOURCE, on loop images (tests/fs/otherfs.sh; xfsprogs, btrfs-progs),
+# and an overlay as in a container; foldfs-check's suite too.
 check-fs-otherfs: $(FSTEST_EXES) $(FSTEST_DAEMON) $(FOLDFS_CHECK) $(RECORD_TEST)
 	@FOLDFS_CHECK=$(abspath $(FOLDFS_CHECK)) sh tests/fs/otherfs.sh $(BUILD) \
-	  $(UCD) xfs btrfs
+	  $(UCD) xfs btrfs overlay
 
 # The daemon (and what it links) rebuilt with clang and a sanitizer in its
 # own build directory; the test programs are the ordinary ones.  A report
