@@ -960,10 +960,13 @@ static void lock_record(void)
  * again, and a second daemon would be stacked on the first (each umount
  * then uncovering the other).  Refuse, as mount(8) refuses a file system
  * that is mounted there already: the mount point is the root of a foldfs
- * view of this very SOURCE (src: its stat) if it is on a view whose
- * source is SOURCE's absolute path (F.source now) and it is the same
- * directory as SOURCE (the view passes inode numbers through).  Another
- * SOURCE over the same mount point stays allowed. */
+ * view of this very SOURCE (src: its stat) if it is on a foldfs view and
+ * is SOURCE's directory.  The view passes SOURCE's attributes through, so
+ * that is its inode number, with either the view's source (fsname) being
+ * SOURCE's absolute path (F.source now), or, for a view named otherwise
+ * (fsname=, SOURCE by another path such as a bind mount), the same change
+ * and modification times to the nanosecond.  Another SOURCE over the same
+ * mount point stays allowed. */
 static void refuse_twice(const struct stat *src)
 {
 	char vsrc[PATH_MAX];
@@ -973,9 +976,13 @@ static void refuse_twice(const struct stat *src)
 
 	if (fd < 0)
 		return; /* libfuse says why, if it cannot mount there */
-	on = foldfs_on_view(fd, vsrc, sizeof vsrc) == 1 &&
-	     !strcmp(vsrc, F.source) && fstat(fd, &at) == 0 &&
-	     at.st_ino == src->st_ino;
+	on = foldfs_on_view(fd, vsrc, sizeof vsrc) >= 1 && fstat(fd, &at) == 0 &&
+	     at.st_ino == src->st_ino &&
+	     (!strcmp(vsrc, F.source) ||
+	      (at.st_ctim.tv_sec == src->st_ctim.tv_sec &&
+	       at.st_ctim.tv_nsec == src->st_ctim.tv_nsec &&
+	       at.st_mtim.tv_sec == src->st_mtim.tv_sec &&
+	       at.st_mtim.tv_nsec == src->st_mtim.tv_nsec));
 	close(fd);
 	if (on)
 		die("%s is mounted on %s already (a second mount would be "

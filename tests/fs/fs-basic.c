@@ -2876,6 +2876,33 @@ static void sec_twomounts(void)
 		if (n > 1)
 			umount2(a.mnt, MNT_DETACH); /* the stacked one */
 	}
+	/* Named otherwise (fsname=), it is still this SOURCE: refused too;
+	 * another SOURCE over it is not. */
+	{
+		struct t_mount c = {0};
+		char out[4096];
+		if (t_mount(&c, src, "casefold,fsname=myview") == 0) {
+			const char *again[] = {t_opt.foldfs, src, c.mnt, "-o", "casefold,fsname=myview",
+					       NULL};
+			int rc = t_run(again, out, sizeof out, 20);
+			int n = t_mounts_at(c.mnt);
+			CHECK(rc == 1 && strstr(out, "already") && n == 1,
+			      "fsname=: foldfs SOURCE MOUNTPOINT while mounted there: exit %d "
+			      "(want 1), %d mounts there (want 1): %s", rc, n, out);
+			if (n > 1)
+				umount2(c.mnt, MNT_DETACH);
+			const char *over[] = {t_opt.foldfs, t_newdir("src-two-other"), c.mnt, "-o",
+					      "casefold", NULL};
+			rc = t_run(over, out, sizeof out, 20);
+			n = t_mounts_at(c.mnt);
+			CHECK(rc == 0 && n == 2,
+			      "another SOURCE over a view: exit %d (want 0), %d mounts there "
+			      "(want 2): %s", rc, n, out);
+			if (n > 1)
+				umount2(c.mnt, MNT_DETACH); /* the other SOURCE's */
+			t_umount(&c);
+		}
+	}
 	/* Within one mount, as ever; then across the two. */
 	twomounts_round(1, "one mount", src, a.mnt, a.mnt);
 	twomounts_round(2, "two mounts", src, a.mnt, b.mnt);
