@@ -2629,6 +2629,23 @@ static void sec_only(void)
 
 /* ---- two mounts of one SOURCE ------------------------------------------ */
 
+/* foldfs SRC MNT -o OPTS while a view is mounted on MNT: refused (exit 1,
+ * "already", still one mount there) if refused, else mounted on top
+ * (exit 0, two mounts), then unmounted again. */
+static void mount_again(const char *src, const char *mnt, const char *opts, int refused,
+			const char *what)
+{
+	char out[4096];
+	const char *argv[] = {t_opt.foldfs, src, mnt, "-o", opts, NULL};
+	int rc = t_run(argv, out, sizeof out, 20);
+	int n = t_mounts_at(mnt);
+	CHECK(refused ? rc == 1 && strstr(out, "already") && n == 1 : rc == 0 && n == 2,
+	      "%sfoldfs SOURCE MOUNTPOINT over a view: exit %d (want %d), %d mounts there "
+	      "(want %d): %s", what, rc, refused, n, 2 - refused, out);
+	if (n > 1)
+		umount2(mnt, MNT_DETACH); /* the stacked one */
+}
+
 /* Rounds of each kind of call in sec_twomounts. */
 #define TWO_N 200
 enum { TWO_EXCL, TWO_CREAT, TWO_MKDIR, TWO_SYMLINK, TWO_RENAME, TWO_RESPELL, TWO_KINDS };
@@ -2865,43 +2882,15 @@ static void sec_twomounts(void)
 	/* The same SOURCE on the same mount point again (`mount MNT` of an
 	 * fstab line already mounted) is refused, not stacked; a second
 	 * mount point (b) is fine. */
-	{
-		char out[4096];
-		const char *again[] = {t_opt.foldfs, src, a.mnt, "-o", "casefold", NULL};
-		int rc = t_run(again, out, sizeof out, 20);
-		int n = t_mounts_at(a.mnt);
-		CHECK(rc == 1 && strstr(out, "already") && n == 1,
-		      "foldfs SOURCE MOUNTPOINT while mounted there: exit %d (want 1), "
-		      "%d mounts there (want 1): %s", rc, n, out);
-		if (n > 1)
-			umount2(a.mnt, MNT_DETACH); /* the stacked one */
-	}
+	mount_again(src, a.mnt, "casefold", 1, "");
 	/* Named otherwise (fsname=), it is still this SOURCE: refused too;
 	 * another SOURCE over it is not. */
-	{
-		struct t_mount c = {0};
-		char out[4096];
-		if (t_mount(&c, src, "casefold,fsname=myview") == 0) {
-			const char *again[] = {t_opt.foldfs, src, c.mnt, "-o", "casefold,fsname=myview",
-					       NULL};
-			int rc = t_run(again, out, sizeof out, 20);
-			int n = t_mounts_at(c.mnt);
-			CHECK(rc == 1 && strstr(out, "already") && n == 1,
-			      "fsname=: foldfs SOURCE MOUNTPOINT while mounted there: exit %d "
-			      "(want 1), %d mounts there (want 1): %s", rc, n, out);
-			if (n > 1)
-				umount2(c.mnt, MNT_DETACH);
-			const char *over[] = {t_opt.foldfs, t_newdir("src-two-other"), c.mnt, "-o",
-					      "casefold", NULL};
-			rc = t_run(over, out, sizeof out, 20);
-			n = t_mounts_at(c.mnt);
-			CHECK(rc == 0 && n == 2,
-			      "another SOURCE over a view: exit %d (want 0), %d mounts there "
-			      "(want 2): %s", rc, n, out);
-			if (n > 1)
-				umount2(c.mnt, MNT_DETACH); /* the other SOURCE's */
-			t_umount(&c);
-		}
+	struct t_mount named = {0};
+	if (t_mount(&named, src, "casefold,fsname=myview") == 0) {
+		mount_again(src, named.mnt, "casefold,fsname=myview", 1, "fsname=: ");
+		mount_again(t_newdir("src-two-other"), named.mnt, "casefold", 0,
+			    "another SOURCE over a view: ");
+		t_umount(&named);
 	}
 	/* Within one mount, as ever; then across the two. */
 	twomounts_round(1, "one mount", src, a.mnt, a.mnt);
