@@ -435,6 +435,7 @@ static void on_signal(int sig)
 static const char *const *sec_names;
 static int nsec;
 static unsigned char sec_picked[MAX_SECTIONS];
+static unsigned char sec_skipped[MAX_SECTIONS]; /* --skip named it */
 static int sec_only; /* --only was given */
 
 void t_sections(const char *const names[])
@@ -452,20 +453,22 @@ static int sec_index(const char *name, size_t len)
 	return -1;
 }
 
-/* --only LIST: pick each name of the comma-separated list.  A name not in
- * the list would otherwise run nothing and pass, so it ends the run. */
-static void pick_sections(const char *prog, const char *list)
+/* --only LIST (mark sec_picked) or --skip LIST (sec_skipped): each name
+ * of the comma-separated list.  A name not in the list would otherwise
+ * run nothing (or everything) and pass, so it ends the run. */
+static void pick_sections(const char *prog, const char *opt, const char *list,
+			  unsigned char *mark)
 {
-	sec_only = 1;
+	sec_only |= mark == sec_picked;
 	for (const char *p = list;; p++) {
 		size_t n = strcspn(p, ",");
 		int i = sec_index(p, n);
 		if (i < 0) {
-			fprintf(stderr, "%s: --only: unknown section '%.*s' (see --help)\n", prog,
-				(int)n, p);
+			fprintf(stderr, "%s: %s: unknown section '%.*s' (see --help)\n", prog,
+				opt, (int)n, p);
 			exit(2);
 		}
-		sec_picked[i] = 1;
+		mark[i] = 1;
 		p += n;
 		if (!*p)
 			break;
@@ -475,7 +478,7 @@ static void pick_sections(const char *prog, const char *list)
 static void print_sections(void)
 {
 	int col = 3;
-	fputs("\nSECTIONS (--only NAME[,NAME...])\n   ", stdout);
+	fputs("\nSECTIONS (--only NAME[,NAME...], --skip NAME[,NAME...])\n   ", stdout);
 	for (int i = 0; i < nsec; i++) {
 		int w = (int)strlen(sec_names[i]) + 1;
 		if (col + w > 76) {
@@ -494,6 +497,14 @@ int t_want(const char *name)
 	if (i < 0)
 		return !t_check(0, __FILE__, __LINE__, "section '%s' is not in t_sections()",
 				name);
+	if (sec_skipped[i]) {
+		/* once: a section may ask more than once */
+		if (sec_skipped[i] == 1) {
+			sec_skipped[i] = 2;
+			t_skip("section %s (--skip)", name);
+		}
+		return 0;
+	}
 	return !sec_only || sec_picked[i];
 }
 
@@ -530,13 +541,13 @@ void t_init(int argc, char **argv, const char *help,
 		} else if (!strcmp(a, "--watchdog") && v) {
 			t_opt.watchdog = atoi(v);
 			i++;
-		} else if (!strcmp(a, "--only") && nsec) {
+		} else if ((!strcmp(a, "--only") || !strcmp(a, "--skip")) && nsec) {
 			if (!v) {
-				fprintf(stderr, "%s: --only needs a section name (see --help)\n",
-					argv[0]);
+				fprintf(stderr, "%s: %s needs a section name (see --help)\n",
+					argv[0], a);
 				exit(2);
 			}
-			pick_sections(argv[0], v);
+			pick_sections(argv[0], a, v, a[2] == 'o' ? sec_picked : sec_skipped);
 			i++;
 		} else {
 			int r = extra ? extra(a, v) : -1;

@@ -68,10 +68,12 @@ extern struct t_opts t_opt;
 void t_init(int argc, char **argv, const char *help,
 	    int (*extra)(const char *opt, const char *arg));
 /* Name the program's sections (a NULL-terminated list, before t_init):
- * t_init then takes --only NAME[,NAME...] (repeatable) and refuses a
- * name not in the list, and --help ends with the list. */
+ * t_init then takes --only NAME[,NAME...] and --skip NAME[,NAME...]
+ * (repeatable; a skipped section counts one skip) and refuses a name not
+ * in the list, and --help ends with the list. */
 void t_sections(const char *const names[]);
-/* Is section name to run: no --only, or --only named it?  A name missing
+/* Is section name to run: not --skip'ped, and no --only, or --only named
+ * it?  A name missing
  * from t_sections() counts a failed check (and runs). */
 int t_want(const char *name);
 /* Forked helper processes to SIGKILL first if the run is aborted, so that
