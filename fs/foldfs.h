@@ -584,6 +584,12 @@ static inline uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Two time stamps equal to the nanosecond. */
+static inline int ts_eq(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
 /* Debug log (only with -d). */
 void dlog(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

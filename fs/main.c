@@ -979,10 +979,8 @@ static void refuse_twice(const struct stat *src)
 	on = foldfs_on_view(fd, vsrc, sizeof vsrc) >= 1 && fstat(fd, &at) == 0 &&
 	     at.st_ino == src->st_ino &&
 	     (!strcmp(vsrc, F.source) ||
-	      (at.st_ctim.tv_sec == src->st_ctim.tv_sec &&
-	       at.st_ctim.tv_nsec == src->st_ctim.tv_nsec &&
-	       at.st_mtim.tv_sec == src->st_mtim.tv_sec &&
-	       at.st_mtim.tv_nsec == src->st_mtim.tv_nsec));
+	      (ts_eq(&at.st_ctim, &src->st_ctim) &&
+	       ts_eq(&at.st_mtim, &src->st_mtim)));
 	close(fd);
 	if (on)
 		die("%s is mounted on %s already (a second mount would be "

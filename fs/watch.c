@@ -110,11 +110,6 @@ int watch_init(void)
 	return 0;
 }
 
-static int ts_eq(const struct timespec *a, const struct timespec *b)
-{
-	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
-}
-
 /* File systems on which inotify reports only the changes made through
  * this machine's VFS mount, not those made elsewhere (other clients, the
  * server's or the FUSE daemon's backing store): inotify_add_watch()

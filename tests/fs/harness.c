@@ -547,7 +547,8 @@ void t_init(int argc, char **argv, const char *help,
 					argv[0], a);
 				exit(2);
 			}
-			pick_sections(argv[0], a, v, a[2] == 'o' ? sec_picked : sec_skipped);
+			pick_sections(argv[0], a, v,
+				      !strcmp(a, "--only") ? sec_picked : sec_skipped);
 			i++;
 		} else {
 			int r = extra ? extra(a, v) : -1;
