@@ -408,22 +408,16 @@ static int scan(struct node *d, struct dirindex **out)
 	 * at once, as its scan may have missed the lost names. */
 	unsigned gen = atomic_load(&idx_generation);
 
-	fd = scan_open(d);
-	if (fd < 0)
-		return -errno;
-	x = idx_new();
-	buf = malloc(bufsz);
-	if (!x || !buf) {
-		idx_free(x);
-		free(buf);
-		close(fd);
-		return -ENOMEM;
-	}
-	/* Watch first, stamp first: a change racing with the scan is then
-	 * reported afterwards rather than lost. */
+	/* Watch first, stamp first, then open: a change racing with the
+	 * scan is then reported afterwards rather than lost.  Before the
+	 * open, not just before the reads: btrfs lists through a descriptor
+	 * only the entries that were there when it was opened, so a name
+	 * made between the open and the watch would be in neither the scan
+	 * nor the events (seen: two mounts both creating "n0_0" and "N0_0"
+	 * with O_EXCL). */
 	if (!ds->poll && ds->wd < 0)
 		watch_dir(d);
-	if (fstat(fd, &st) == 0) {
+	if (fstat(d->fd, &st) == 0) {
 		ds->mtime = st.st_mtim;
 		ds->ctime = st.st_ctim;
 		/* Poll: on a coarse clock (a second on ext4 with 128-byte
@@ -438,6 +432,17 @@ static int scan(struct node *d, struct dirindex **out)
 			if (!ds->verify_at || ds->verify_at > at)
 				ds->verify_at = at;
 		}
+	}
+	fd = scan_open(d);
+	if (fd < 0)
+		return -errno;
+	x = idx_new();
+	buf = malloc(bufsz);
+	if (!x || !buf) {
+		idx_free(x);
+		free(buf);
+		close(fd);
+		return -ENOMEM;
 	}
 	for (;;) {
 		ssize_t n = getdents64(fd, buf, bufsz);

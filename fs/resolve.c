@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "foldfs.h"
@@ -70,6 +71,35 @@ static int open_stat(struct node *d, const char *name, struct stat *st,
 	return fd;
 }
 
+/*
+ * A round of resolve_at() lost to SOURCE changing the directory: wait a
+ * random while before the next, up to about 2^round microseconds (1 ms
+ * at most).  A process renaming a name back and forth in SOURCE, as fast
+ * as it can, otherwise falls into step with us: our look at a name it
+ * has just renamed away waits for its directory lock (a lookup of a name
+ * not cached does), so we read its events and pick the new name just as
+ * its next rename begins, and open that name just after the rename --
+ * every round, on btrfs, whose renames are slow (seen: 64 rounds lost in
+ * a row, a few hundred times in 20,000 lookups).  A random phase makes
+ * each round a fresh chance.
+ */
+static void lost_round(int round)
+{
+	static _Thread_local uint64_t x;
+	struct timespec ts = { 0, 0 };
+
+	if (round < 2)
+		return;
+	if (!x)
+		x = now_ns() ^ (uint64_t)(uintptr_t)&x;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	uint64_t span = round < 10 ? 1u << round : 1024;
+	ts.tv_nsec = (long)(x % span) * 1000;
+	nanosleep(&ts, NULL);
+}
+
 static int resolve_at(struct node *d, const char *name, char *stored,
 		      struct stat *st, int want_fd)
 {
@@ -108,7 +138,8 @@ static int resolve_at(struct node *d, const char *name, char *stored,
 	unsigned gone = atomic_load(&ds->gone);
 	int fenced = 0, inotify;
 	/* A stale index winner is dropped and the next one tried; the
-	 * bound only guards against a directory changing under us forever. */
+	 * bound only guards against a directory changing under us forever
+	 * (with lost_round()'s waits, about 60 ms). */
 	for (int tries = 0; tries < 64; tries++) {
 		r = index_winner(d, name, stored, &inotify);
 		if (r == -ENOENT && inotify) {
@@ -126,6 +157,7 @@ static int resolve_at(struct node *d, const char *name, char *stored,
 			r = dir_fence(d);
 			if (r < 0)
 				return r;
+			lost_round(tries);
 			continue;
 		}
 		if (r < 0)
@@ -137,8 +169,12 @@ static int resolve_at(struct node *d, const char *name, char *stored,
 		 * Rechecked under the index lock, as a change through the
 		 * mount may be re-creating it right now. */
 		dir_index_recheck(d, stored, 0);
+		lost_round(tries);
 	}
-	return -ENOENT;
+	/* Never a miss that is not proven: a create would then make a
+	 * second equivalent name.  SOURCE is changing the directory faster
+	 * than we can look; the caller may try again. */
+	return -EAGAIN;
 }
 
 int resolve(struct node *d, const char *name, char *stored, struct stat *st)
