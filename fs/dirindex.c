@@ -38,6 +38,15 @@
 
 #include "foldfs.h"
 
+/* resolve.c's miss proof: counts of names found gone in GONE_SLOTS
+ * slots of their hash, for misses that need no fence (two names SOURCE
+ * renames between, in a loop, then send only the lookups of their slots
+ * to a fence, about 1 in 8), and the hashes of the last GONE_RING names
+ * found gone, for a fenced proof: it fails only for a name equivalent to
+ * the one looked up, or when more than GONE_RING went meanwhile. */
+#define GONE_SLOTS 16
+#define GONE_RING 32
+
 struct ient {
 	uint32_t h32;
 	uint32_t next; /* slot+1, 0 ends the chain (or the free list) */
@@ -57,7 +66,20 @@ struct dirindex {
 	char *pool;
 	size_t pool_len, pool_cap, pool_dead;
 	unsigned gen; /* idx_generation when built */
+	/* names a recheck found gone, by slot of their hash, and the count
+	 * of each slot at its last proven miss (UINT_MAX: none yet); all of
+	 * them (seq) and the hashes of the last ones */
+	unsigned gone[GONE_SLOTS], settled[GONE_SLOTS];
+	unsigned seq;
+	uint64_t ring[GONE_RING];
 };
+
+/* The slot of a name's hash for gone[]: its top bits (the low ones pick
+ * the bucket). */
+static unsigned gone_slot(uint64_t h)
+{
+	return (unsigned)(h >> 59) % GONE_SLOTS;
+}
 
 /* Raised when events were lost: every index built before is stale. */
 static atomic_uint idx_generation;
@@ -234,6 +256,7 @@ static struct dirindex *idx_new(void)
 
 	if (!x)
 		return NULL;
+	memset(x->settled, 0xff, sizeof x->settled);
 	x->nbucket = 64;
 	x->bucket = calloc(x->nbucket, sizeof *x->bucket);
 	if (!x->bucket) {
@@ -285,7 +308,8 @@ static int bytecmp(const char *a, size_t an, const char *b, size_t bn)
 	return an < bn ? -1 : an > bn;
 }
 
-int idx_winner(struct dirindex *x, const char *name, char *out)
+int idx_winner(struct dirindex *x, const char *name, char *out,
+	       struct idx_stamp *miss)
 {
 	size_t len = strlen(name);
 	uint64_t h = hash_of(name, len);
@@ -303,10 +327,35 @@ int idx_winner(struct dirindex *x, const char *name, char *out)
 				     best->len) < 0)
 			best = e;
 	}
-	if (!best)
+	if (!best) {
+		if (miss) {
+			miss->h = h;
+			miss->seq = x->seq;
+			miss->slot = gone_slot(h);
+			miss->gone = x->gone[miss->slot];
+			miss->settled = x->settled[miss->slot] == miss->gone;
+		}
 		return -ENOENT;
+	}
 	memcpy(out, x->pool + best->off, best->len);
 	out[best->len] = '\0';
+	return 0;
+}
+
+void idx_settle(struct dirindex *x, const struct idx_stamp *s)
+{
+	x->settled[s->slot] = s->gone;
+}
+
+int idx_gone_since(const struct dirindex *x, const struct idx_stamp *s)
+{
+	unsigned n = x->seq - s->seq;
+
+	if (n > GONE_RING)
+		return 1; /* not all remembered */
+	for (unsigned i = 0; i < n; i++)
+		if (x->ring[(s->seq + i) % GONE_RING] == s->h)
+			return 1;
 	return 0;
 }
 
@@ -522,9 +571,9 @@ int idx_ensure(struct node *d)
 		atomic_fetch_add(&n_indexes, 1);
 	}
 	ds->idx = x;
-	/* A scan in several reads may miss a name renamed meanwhile: its
-	 * first miss is fenced (resolve.c). */
-	atomic_fetch_add(&ds->gone, 1);
+	/* A scan in several reads may miss a name renamed meanwhile: the
+	 * first miss in each slot is fenced (settled[] is new, resolve.c). */
+	ds->built++;
 	idx_account((long)idx_bytes(x));
 	oversized_note(d, idx_bytes(x));
 	dlog("index of node %p: %zu entries, %zu bytes (%.1f per entry), "
@@ -850,8 +899,11 @@ void dir_index_recheck(struct node *d, const char *name, int unlinked)
 		/* An unlink, unlike a rename, leaves no other name that
 		 * events not yet read could hide from the index: its name's
 		 * absence needs no fence (resolve.c). */
-		if (!exists && !unlinked)
-			atomic_fetch_add(&ds->gone, 1);
+		if (!exists && !unlinked) {
+			uint64_t h = hash_of(name, strlen(name));
+			x->gone[gone_slot(h)]++;
+			x->ring[x->seq++ % GONE_RING] = h;
+		}
 		if (exists && !has)
 			add(x, name, strlen(name));
 		else if (!exists && has)

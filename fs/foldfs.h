@@ -125,9 +125,9 @@ struct dirstate {
 	struct timespec mtime, ctime; /* stamps when idx was last known good */
 	uint64_t verify_at;	/* poll: rescan at the first use from then
 				   (now_ns), 0 for none (watch.c) */
-	/* inotify: index builds plus names a recheck found absent, and a
-	 * value of that count for which an index miss was fenced (resolve.c). */
-	atomic_uint gone, settled;
+	/* Index builds (ilock), for resolve.c's miss proof: with the
+	 * index's own counts of names found gone (struct idx_stamp). */
+	unsigned built;
 	struct node *lru_prev, *lru_next; /* LRU of built indexes */
 	unsigned swept;		/* idx_sweep_gone() round that looked (lru_lock) */
 };
@@ -297,9 +297,32 @@ void idx_free(struct dirindex *x);
 int idx_drop_locked(struct node *d);
 /* Force a rescan at the next use (ilock held). */
 void idx_mark_stale(struct node *d);
+/*
+ * For resolve.c's proof of a miss, the index's record of names a recheck
+ * found gone from SOURCE (dir_index_recheck) as a miss saw it: the count
+ * in the slot of the name's hash h (names of other slots leave it alone:
+ * SOURCE renaming other names sends few lookups to a fence), whether a
+ * miss was proven at that count before (idx_settle), and the count of
+ * all (seq), for idx_gone_since().  built: the directory's index builds
+ * (dirstate.built); a build starts every count afresh.
+ */
+struct idx_stamp {
+	uint64_t h;
+	unsigned built, slot, gone, seq;
+	int settled, proven;
+};
 /* Winner among the names equivalent to name (bytewise smallest); copies
- * it into out[NAME_BUF].  Returns 0 or -ENOENT. */
-int idx_winner(struct dirindex *x, const char *name, char *out);
+ * it into out[NAME_BUF].  Returns 0 or -ENOENT, then filling *miss
+ * unless it is NULL (built is the caller's to fill). */
+int idx_winner(struct dirindex *x, const char *name, char *out,
+	       struct idx_stamp *miss);
+/* A miss proven at *s (its count then): later ones at that count need no
+ * fence.  (ilock held, the index the stamp is of.) */
+void idx_settle(struct dirindex *x, const struct idx_stamp *s);
+/* Whether a name with s's hash (one equivalent to s's) may have been
+ * found gone since s: 1 also when too many went to tell.  (ilock held,
+ * the index the stamp is of.) */
+int idx_gone_since(const struct dirindex *x, const struct idx_stamp *s);
 /* An index of these names, built as a directory scan builds one (for the
  * fuzzer; the daemon builds from readdir).  NULL when out of memory. */
 struct dirindex *idx_from_names(const char *const *names, size_t n);

@@ -28,9 +28,12 @@ int name_illformed(const char *name)
 }
 
 /* The index winner for name in d (building the index on first use);
- * *inotify: whether the index was kept fresh by inotify (resolve_at). */
+ * *inotify: whether the index was kept fresh by inotify, and *miss the
+ * stamp of a miss, proven if before (the stamp of a miss before a fence)
+ * is given and no equivalent name went since (resolve_at). */
 static int index_winner(struct node *d, const char *name, char *out,
-			int *inotify)
+			int *inotify, struct idx_stamp *miss,
+			const struct idx_stamp *before)
 {
 	struct dirstate *ds = d->dir;
 	int r;
@@ -43,7 +46,17 @@ static int index_winner(struct node *d, const char *name, char *out,
 		pthread_mutex_unlock(&ds->ilock);
 		return r;
 	}
-	r = idx_winner(ds->idx, name, out);
+	r = idx_winner(ds->idx, name, out, miss);
+	if (r == -ENOENT) {
+		miss->built = ds->built;
+		miss->proven = before && before->built == ds->built &&
+			       !idx_gone_since(ds->idx, before);
+		/* Proven with no name of the slot gone at all: then for
+		 * every name of the slot (a name of another class that went
+		 * meanwhile may still be missing from the index). */
+		if (miss->proven && miss->gone == before->gone)
+			idx_settle(ds->idx, miss);
+	}
 	*inotify = !ds->poll;
 	/* Under ilock: an eviction in between would put d back on the LRU
 	 * without the index, and so without the hold that keeps it alive
@@ -125,39 +138,45 @@ static int resolve_at(struct node *d, const char *name, char *stored,
 	 * the look at "file" can fall before one rename and the look at
 	 * "File" after the next, and the index then holds neither; a rename
 	 * is also visible before its events are queued.  So the index proves
-	 * a miss only if no name was found gone (nor the index rebuilt) from
-	 * before a fence until the events queued by then were applied: it
-	 * then holds every name that existed at the fence.  That count is
-	 * remembered (settled), and later misses need no fence until a name
-	 * is found gone again: misses stay free where SOURCE is quiet.  A
-	 * name whose last event in a read was its unlink does not count: an
-	 * unlink leaves no other name that the index could lack, so
-	 * create+unlink loops (ours included) need no fences either.
+	 * a miss only if no name equivalent to this one was found gone (nor
+	 * the index rebuilt) from before a fence until the events queued by
+	 * then were applied: it then holds every such name that existed at
+	 * the fence.  (Only those: the index can lack a name that exists
+	 * only if a look found that very name absent after it was made.)
+	 * The count of names found gone is remembered (settled), and later
+	 * misses need no fence until a name is found gone again: misses stay
+	 * free where SOURCE is quiet (the count is per slot of the hash, so
+	 * SOURCE renaming other names sends few lookups to a fence: struct
+	 * idx_stamp).  A name whose last event in a read was its unlink does
+	 * not count: an unlink leaves no other name that the index could
+	 * lack, so create+unlink loops (ours included) need no fences either.
 	 */
-	struct dirstate *ds = d->dir;
-	unsigned gone = atomic_load(&ds->gone);
+	struct idx_stamp miss, before;
 	int fenced = 0, inotify;
 	/* A stale index winner is dropped and the next one tried; the
 	 * bound only guards against a directory changing under us forever
-	 * (with lost_round()'s waits, about 60 ms). */
+	 * (with lost_round()'s waits, at most about 60 ms). */
 	for (int tries = 0; tries < 64; tries++) {
-		r = index_winner(d, name, stored, &inotify);
+		r = index_winner(d, name, stored, &inotify, &miss,
+				 fenced ? &before : NULL);
 		if (r == -ENOENT && inotify) {
-			unsigned now = atomic_load(&ds->gone);
-			if (now == gone &&
-			    (fenced || now == atomic_load(&ds->settled))) {
-				if (fenced)
-					atomic_store(&ds->settled, now);
+			if (miss.proven || (!fenced && miss.settled))
 				return r;
+			if (fenced) {
+				/* an equivalent name went meanwhile: wait,
+				 * then again from a fresh look (the wait
+				 * outside the proof's window) */
+				fenced = 0;
+				lost_round(tries);
+				continue;
 			}
-			gone = now;
+			before = miss;
 			fenced = 1;
 			/* unproven, a miss would let a create or rename
 			 * make a second equivalent name */
 			r = dir_fence(d);
 			if (r < 0)
 				return r;
-			lost_round(tries);
 			continue;
 		}
 		if (r < 0)
@@ -169,6 +188,7 @@ static int resolve_at(struct node *d, const char *name, char *stored,
 		 * Rechecked under the index lock, as a change through the
 		 * mount may be re-creating it right now. */
 		dir_index_recheck(d, stored, 0);
+		fenced = 0;
 		lost_round(tries);
 	}
 	/* Never a miss that is not proven: a create would then make a

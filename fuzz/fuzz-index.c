@@ -186,7 +186,7 @@ static void final_check(struct dirindex *x, size_t size)
 	for (size_t i = 0; i < nmodel; i++) {
 		if (!idx_has(x, model[i]))
 			fail("a stored name is missing", model[i], size);
-		if (idx_winner(x, model[i], out) != 0 ||
+		if (idx_winner(x, model[i], out, NULL) != 0 ||
 		    strcmp(out, model_winner(model[i])))
 			fail("a stored name's winner differs", model[i], size);
 	}
@@ -254,7 +254,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case 'w': {
 			const char *want = model_winner(name);
-			int r = idx_winner(x, name, out);
+			int r = idx_winner(x, name, out, NULL);
 			if (want ? (r != 0 || strcmp(out, want)) : r != -ENOENT)
 				fail(want ? "idx_winner gave another name"
 					  : "idx_winner found a name the model has not",
