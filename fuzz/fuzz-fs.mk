@@ -36,7 +36,8 @@
 #                        check, fix, watch and readdir (a few hundred
 #                        calls a second: file system work), norm, opts and
 #                        coherence (their seeds reach their paths) for
-#                        FS_FUZZ_SHORT_SECONDS (5)
+#                        FS_FUZZ_SHORT_SECONDS (5); then watch, names and
+#                        readdir again on xfs and btrfs, 5 s each
 
 FUZZ_FS_TARGETS := index coherence record u8 undo scan norm opts check names \
 	fix watch
@@ -351,6 +352,14 @@ FUZZ_FS_RUN = sh fuzz/run-fuzz.sh $(1) $(FUZZ_BUILD)/fuzz-$(1) $(FUZZ_CORPUS)/$(
 FS_FUZZ_SHORT_SECONDS ?= 5
 FUZZ_CHECK_SECONDS = $(if $(filter norm check names fix coherence opts readdir watch,$(1)),$(FS_FUZZ_SHORT_SECONDS),$(LIB_FUZZ_SECONDS))
 
+# The targets that model changes made directly in SOURCE, run again with
+# $TMPDIR on fresh xfs and btrfs file systems (tests/fs/onfs.sh; skipped,
+# saying why, where they cannot be made): $(1) the file system, $(2) the
+# target, $(3) seconds.  Seeded from the target's own corpus as well.
+FUZZ_ON_FS := xfs btrfs
+FUZZ_ON_FS_TARGETS := watch names readdir
+FUZZ_FS_RUN_ON = sh tests/fs/onfs.sh $(1) sh fuzz/run-fuzz.sh $(2)-$(1) $(FUZZ_BUILD)/fuzz-$(2) $(FUZZ_CORPUS)/$(2)-$(1) $(3) '$(FUZZ_SEED_$(2))' $(FUZZ_CORPUS)/$(2)
+
 .PHONY: check-fs-fuzz fuzz-fs-run
 fuzz: fuzz-fs-run
 fuzz-fs-run:
@@ -362,4 +371,5 @@ check-fs-fuzz:
 	@sh tests/lib/sum-runs.sh \
 	  "$(FUZZ_MAKE) $(FUZZ_FS_BINS) && echo 'fuzz targets built' && \
 	   echo '1 passed, 0 failed'" \
-	  $(foreach t,$(FUZZ_FS_TARGETS),"$(call FUZZ_FS_RUN,$(t),$(call FUZZ_CHECK_SECONDS,$(t)))")
+	  $(foreach t,$(FUZZ_FS_TARGETS),"$(call FUZZ_FS_RUN,$(t),$(call FUZZ_CHECK_SECONDS,$(t)))") \
+	  $(foreach f,$(FUZZ_ON_FS),$(foreach t,$(FUZZ_ON_FS_TARGETS),"$(call FUZZ_FS_RUN_ON,$(f),$(t),$(FS_FUZZ_SHORT_SECONDS))"))
