@@ -231,14 +231,13 @@ static void chain(struct dirindex *x, uint32_t slot)
 	x->bucket[s] = slot + 1;
 }
 
-static int add(struct dirindex *x, const char *name, size_t len)
+static int add_hashed(struct dirindex *x, const char *name, size_t len,
+		      uint64_t h)
 {
-	uint64_t h;
 	long slot;
 
 	if (len == 0 || len >= NAME_BUF)
 		return 0;
-	h = hash_of(name, len);
 	if (find_exact(x, name, len, h, NULL) >= 0)
 		return 0;
 	if (x->live + 1 > x->nbucket && rehash(x, x->nbucket * 2) < 0)
@@ -248,6 +247,11 @@ static int add(struct dirindex *x, const char *name, size_t len)
 		return -ENOMEM;
 	chain(x, (uint32_t)slot);
 	return 0;
+}
+
+static int add(struct dirindex *x, const char *name, size_t len)
+{
+	return add_hashed(x, name, len, hash_of(name, len));
 }
 
 static struct dirindex *idx_new(void)
@@ -271,10 +275,9 @@ void idx_add(struct dirindex *x, const char *name)
 	add(x, name, strlen(name));
 }
 
-void idx_del(struct dirindex *x, const char *name)
+static void del_hashed(struct dirindex *x, const char *name, size_t len,
+		       uint64_t h)
 {
-	size_t len = strlen(name);
-	uint64_t h = hash_of(name, len);
 	uint32_t *link;
 	int slot = find_exact(x, name, len, h, &link);
 
@@ -288,6 +291,13 @@ void idx_del(struct dirindex *x, const char *name)
 	x->live--;
 	if (x->pool_dead > 4096 && x->pool_dead * 2 > x->pool_len)
 		compact(x);
+}
+
+void idx_del(struct dirindex *x, const char *name)
+{
+	size_t len = strlen(name);
+
+	del_hashed(x, name, len, hash_of(name, len));
 }
 
 int idx_has(struct dirindex *x, const char *name)
@@ -342,21 +352,23 @@ int idx_winner(struct dirindex *x, const char *name, char *out,
 	return 0;
 }
 
-void idx_settle(struct dirindex *x, const struct idx_stamp *s)
+int idx_miss_proven(struct dirindex *x, const struct idx_stamp *before,
+		    const struct idx_stamp *now)
 {
-	x->settled[s->slot] = s->gone;
-}
+	unsigned n = x->seq - before->seq;
 
-int idx_gone_since(const struct dirindex *x, const struct idx_stamp *s)
-{
-	unsigned n = x->seq - s->seq;
-
-	if (n > GONE_RING)
-		return 1; /* not all remembered */
+	if (before->built != now->built || n > GONE_RING)
+		return 0; /* rebuilt, or not all gone names remembered */
 	for (unsigned i = 0; i < n; i++)
-		if (x->ring[(s->seq + i) % GONE_RING] == s->h)
-			return 1;
-	return 0;
+		if (x->ring[(before->seq + i) % GONE_RING] == before->h)
+			return 0;
+	/* Proven with no name of the slot gone at all: then for every name
+	 * of the slot (a name of another class that went meanwhile may
+	 * still be missing from the index), so later misses there need no
+	 * fence. */
+	if (now->gone == before->gone)
+		x->settled[now->slot] = now->gone;
+	return 1;
 }
 
 /* ---- building ------------------------------------------------------ */
@@ -893,21 +905,21 @@ void dir_index_recheck(struct node *d, const char *name, int unlinked)
 	pthread_mutex_lock(&ds->ilock);
 	x = ds->idx;
 	if (x && !name_hidden(d, name)) {
-		size_t before = idx_bytes(x);
+		size_t before = idx_bytes(x), len = strlen(name);
+		uint64_t h = hash_of(name, len);
 		int exists = fstatat(d->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
-		int has = idx_has(x, name);
+		int has = find_exact(x, name, len, h, NULL) >= 0;
 		/* An unlink, unlike a rename, leaves no other name that
 		 * events not yet read could hide from the index: its name's
 		 * absence needs no fence (resolve.c). */
 		if (!exists && !unlinked) {
-			uint64_t h = hash_of(name, strlen(name));
 			x->gone[gone_slot(h)]++;
 			x->ring[x->seq++ % GONE_RING] = h;
 		}
 		if (exists && !has)
-			add(x, name, strlen(name));
+			add_hashed(x, name, len, h);
 		else if (!exists && has)
-			idx_del(x, name);
+			del_hashed(x, name, len, h);
 		idx_account((long)idx_bytes(x) - (long)before);
 		oversized_note(d, idx_bytes(x));
 	}

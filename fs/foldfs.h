@@ -302,8 +302,8 @@ void idx_mark_stale(struct node *d);
  * found gone from SOURCE (dir_index_recheck) as a miss saw it: the count
  * in the slot of the name's hash h (names of other slots leave it alone:
  * SOURCE renaming other names sends few lookups to a fence), whether a
- * miss was proven at that count before (idx_settle), and the count of
- * all (seq), for idx_gone_since().  built: the directory's index builds
+ * miss was proven at that count before, and the count of all (seq), for
+ * idx_miss_proven().  built: the directory's index builds
  * (dirstate.built); a build starts every count afresh.
  */
 struct idx_stamp {
@@ -316,13 +316,13 @@ struct idx_stamp {
  * unless it is NULL (built is the caller's to fill). */
 int idx_winner(struct dirindex *x, const char *name, char *out,
 	       struct idx_stamp *miss);
-/* A miss proven at *s (its count then): later ones at that count need no
- * fence.  (ilock held, the index the stamp is of.) */
-void idx_settle(struct dirindex *x, const struct idx_stamp *s);
-/* Whether a name with s's hash (one equivalent to s's) may have been
- * found gone since s: 1 also when too many went to tell.  (ilock held,
- * the index the stamp is of.) */
-int idx_gone_since(const struct dirindex *x, const struct idx_stamp *s);
+/* Whether the miss stamped now (after a fence) is proven: no name with
+ * the hash of before's (one equivalent to it) found gone since before
+ * (the miss before the fence), nor too many to tell, nor the index
+ * rebuilt.  Remembers a proof that holds for the whole slot (settled).
+ * (ilock held, now's index.) */
+int idx_miss_proven(struct dirindex *x, const struct idx_stamp *before,
+		    const struct idx_stamp *now);
 /* An index of these names, built as a directory scan builds one (for the
  * fuzzer; the daemon builds from readdir).  NULL when out of memory. */
 struct dirindex *idx_from_names(const char *const *names, size_t n);

@@ -49,13 +49,7 @@ static int index_winner(struct node *d, const char *name, char *out,
 	r = idx_winner(ds->idx, name, out, miss);
 	if (r == -ENOENT) {
 		miss->built = ds->built;
-		miss->proven = before && before->built == ds->built &&
-			       !idx_gone_since(ds->idx, before);
-		/* Proven with no name of the slot gone at all: then for
-		 * every name of the slot (a name of another class that went
-		 * meanwhile may still be missing from the index). */
-		if (miss->proven && miss->gone == before->gone)
-			idx_settle(ds->idx, miss);
+		miss->proven = before && idx_miss_proven(ds->idx, before, miss);
 	}
 	*inotify = !ds->poll;
 	/* Under ilock: an eviction in between would put d back on the LRU

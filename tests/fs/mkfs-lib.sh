@@ -53,6 +53,5 @@ make_fs() {
 	fi
 	mounted="$mounted $mnt"
 	chmod 755 "$mnt"
-	mkdir -m 755 "$mnt/check-tmp"
 	return 0
 }

@@ -23,6 +23,7 @@ while [ "$1" != -- ]; do
 	fs=$1
 	shift
 	make_fs "$fs" || continue
+	mkdir -m 755 "$work/$fs/check-tmp"
 	p="FSTEST_PARENT=$work/$fs"
 	set -- "$@" \
 	  "$p $run 280 $bin/fs-basic --foldfs $build/foldfs" \
