@@ -30,14 +30,17 @@
 # fs/resolve.c; fuzz/fuzz-watch.c).  And the daemon's directory listing,
 # readdir and readdirplus with seekdir and buffers of every size, against
 # getdents64 on SOURCE while it changes (fs/ops_dir.c; fuzz/fuzz-readdir.c).
+# And its extended attribute calls, the daemon's own attributes hidden and
+# protected, against twin objects the fuzzer changes with the plain calls
+# (fs/ops_xattr.c, fs/creds.c; fuzz/fuzz-xattr.c).
 #
 #   make fuzz            also runs these for FUZZ_SECONDS each
 #   make check-fs-fuzz   suite: each for LIB_FUZZ_SECONDS (15); names,
-#                        check, fix, watch and readdir (a few hundred
-#                        calls a second: file system work), norm, opts and
+#                        check, fix, watch, readdir and xattr (file system
+#                        work: a few thousand calls a second at most), norm, opts and
 #                        coherence (their seeds reach their paths) for
-#                        FS_FUZZ_SHORT_SECONDS (5); then watch, names and
-#                        readdir again on xfs and btrfs, 5 s each
+#                        FS_FUZZ_SHORT_SECONDS (5); then watch, names,
+#                        readdir and xattr again on xfs and btrfs, 5 s each
 
 FUZZ_FS_TARGETS := index coherence record u8 undo scan norm opts check names \
 	fix watch
@@ -155,6 +158,28 @@ $(BUILD)/fuzz-readdir: $(FZ_OBJ)/fuzz-readdir.o $(FZ_OBJ)/ops_dir-sync.o \
 # too small for one entry, then offset 0; getdents64 failing at the start
 # and inside a reply, no memory, the descriptor limit
 FUZZ_SEED_readdir := \005\000\000\001\000\000\000\000\000\000\000\002\007\000\004\003\000\000\010\004\000\000\000\005\000\000\014\006\000\000\000\010\000\000\000\011\000\000\000\014\000\000\000\015\000\000\000\020\000\000\000\021\000\000\004\022\000\000\000\027\000\000\000\030\000\000\001\001\000\000\001\000\000\000\001\002\007\000\005\003\000\000\011\004\000\000\001\005\000\000\015\006\000\000\001\010\000\000\001\011\000\000\001\014\000\000\001\015\000\000\001\020\000\000\001\021\000\000\005\022\000\000\001\027\000\000\001\030\000\000\002\001\000\000\002\000\000\000\002\002\007\000\006\003\000\000\012\004\000\000\002\005\000\000\016\006\000\000\002\010\000\000\002\011\000\000\002\014\000\000\002\015\000\000\002\020\000\000\002\021\000\000\006\022\000\000\002\027\000\000\002\030\000\002\000\003\004\016\002\003\004\241\000\003\074\206\000\003\004\243\000\003\004d\013\003\004\245\034\004\004\246\003\004\305\002\002\005\004\005\242\003\001\042\002\007\001\003\005\260\002\007\002\003\005\260\002\007\000\000\001\007\003\003\005\241\000\003\005\241\002\004\001\025\002\012\003\006\246\002\003\002\026\006\020\000\000\000\000\000\000\100\003\002d\007\003\002d\017\003\002d\025\010\006\010\001\005\002\002\073\002\003\001\000\002\003\003C\002\036\002\006\002\226\377\006\001\050\310\002\010\004\000\305\003\000\042\002\003\000\136\000\003\000d\000\003\000\354\053\003\000d\013\003\000\305\364\003\000\305\074\004\000\240\003\070\242\002\003\000\242\002\002\005\004\005\354\003\005\376\002\003\005\377\002\001\001\003\003\005\260\023\004\005\260\036\001\000\000\000\000\002\000\003\000\004\002\000\000\001\000\003\000\305\002\002\005\000\001\020\000\003\005\042\002\001\001\000\000\005\021\000\003\005\305\002\036\000\000\000\002\000\000\004\003\000\000\001\004\000\000\011\005\000\000\001\006\000\002\004\007\010\003\004\305\002\003\004\305\002\003\004\206\002\007\010\003\004\305\000\003\004\305\000\007\004\002\001\003\000\305\002\007\020\002\001\003\004\305\002\007\060\002\001\003\005\305\002\007\000\003\005\305\002
+
+# The daemon's extended attribute calls (fs/ops_xattr.c) with creds.c
+# under them, on real objects beside twins the fuzzer changes itself;
+# libfuse's replies and the node table are the fuzzer's.
+FUZZ_FS_TARGETS += xattr
+FUZZ_FS_BINS += $(FUZZ_BUILD)/fuzz-xattr
+$(FZ_OBJ)/fuzz-xattr.o: fuzz/fuzz-xattr.c fs/foldfs.h $(FZ_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) $(FUSE3_CFLAGS) -Ifs -c -o $@ $<
+$(BUILD)/fuzz-xattr: $(FZ_OBJ)/fuzz-xattr.o $(FZ_OBJ)/fuzz-daemon-stubs.o \
+		$(addprefix $(BUILD)/obj/fs/,ops_xattr.o creds.o)
+	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^ -lpthread
+# xattr (steps: fuzz/fuzz-xattr.c): a root daemon: a value set, got
+# whole, measured and with a buffer one byte short; the list whole,
+# measured and short; the daemon's own attribute set and removed through
+# the view (refused), set in SOURCE (hidden from lists and gets); a
+# trusted.* one hidden from another caller's list; that caller refused,
+# then the owner of the file; XATTR_CREATE of one there, XATTR_REPLACE of
+# one not there; user.* on a symlink; root again: a 3,000-byte value, a
+# name in no namespace, security.*, the directory's list; then a user
+# daemon serving user 1000
+FUZZ_SEED_xattr := \001\000\000\000\001a\002hi\002\000\000\001a\001\002\000\000\001a\000\002\000\000\001a\002\003\000\001\003\000\000\003\000\002\000\000\002\001x\001v\006\000\002\001x\001v\003\000\001\002\000\002\001x\001\001\000\002\001x\000\000\001\001t\001v\004\001\001\003\000\001\000\000\000\001b\001v\005\006\244\000\000\000\001b\001v\000\004\000\001b\001w\000\010\000\001c\001w\001\000\000\001b\000\002\000\001a\001v\004\000\000\000\001\000\001z\377\000\000\005\001q\001v\000\000\004\001s\001v\003\001\001\036\002\004\001\001\000\000\000\001a\001v\003\000\000\001\000\000\001a
 
 # coherence.c with a small ledger and invalidation queue (their bounds are
 # reached); its clock, the epoch's write(), its messages and its worker's
@@ -350,14 +375,14 @@ FUZZ_SEED_watch := \100\000\001\000\041\001\000\010\000\001\001\010\001\007\000\
 FUZZ_FS_RUN = sh fuzz/run-fuzz.sh $(1) $(FUZZ_BUILD)/fuzz-$(1) $(FUZZ_CORPUS)/$(1) $(2) '$(FUZZ_SEED_$(1))'
 
 FS_FUZZ_SHORT_SECONDS ?= 5
-FUZZ_CHECK_SECONDS = $(if $(filter norm check names fix coherence opts readdir watch,$(1)),$(FS_FUZZ_SHORT_SECONDS),$(LIB_FUZZ_SECONDS))
+FUZZ_CHECK_SECONDS = $(if $(filter norm check names fix coherence opts readdir watch xattr,$(1)),$(FS_FUZZ_SHORT_SECONDS),$(LIB_FUZZ_SECONDS))
 
 # The targets that model changes made directly in SOURCE, run again with
 # $TMPDIR on fresh xfs and btrfs file systems (tests/fs/onfs.sh; skipped,
 # saying why, where they cannot be made): $(1) the file system, $(2) the
 # target, $(3) seconds.  Seeded from the target's own corpus as well.
 FUZZ_ON_FS := xfs btrfs
-FUZZ_ON_FS_TARGETS := watch names readdir
+FUZZ_ON_FS_TARGETS := watch names readdir xattr
 FUZZ_FS_RUN_ON = sh tests/fs/onfs.sh $(1) sh fuzz/run-fuzz.sh $(2)-$(1) $(FUZZ_BUILD)/fuzz-$(2) $(FUZZ_CORPUS)/$(2)-$(1) $(3) '$(FUZZ_SEED_$(2))' $(FUZZ_CORPUS)/$(2)
 
 .PHONY: check-fs-fuzz fuzz-fs-run
