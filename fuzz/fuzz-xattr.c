@@ -201,6 +201,17 @@ static void setup(void)
 	atexit(cleanup);
 }
 
+/* The names of a list of n bytes (each ending in NUL, as listxattr gives
+ * them) into names[], at most max; returns how many. */
+static size_t split_names(char *list, size_t n, char **names, size_t max)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n && k < max; i += strlen(list + i) + 1)
+		names[k++] = list + i;
+	return k;
+}
+
 /* Sort n strings (insertion sort: a few attribute names). */
 static void sort_ptrs(char **names, size_t n)
 {
@@ -218,13 +229,11 @@ static void snapshot(const char *path, char *out, size_t cap)
 {
 	static char list[LIST_MAX];
 	char *names[1024];
-	size_t n = 0, at = 0;
+	size_t n, at = 0;
 	ssize_t r = llistxattr(path, list, sizeof list);
 
-	if (r < 0)
-		r = 0; /* (no xattrs where the file system has none) */
-	for (ssize_t i = 0; i < r && n < 1024; i += (ssize_t)strlen(list + i) + 1)
-		names[n++] = list + i;
+	/* (no xattrs where the file system has none) */
+	n = split_names(list, r < 0 ? 0 : (size_t)r, names, 1024);
 	sort_ptrs(names, n);
 	out[0] = '\0';
 	for (size_t i = 0; i < n; i++) {
@@ -262,23 +271,37 @@ static void check_same(void)
 	}
 }
 
+/* Object i and its twin: owner and group o (where the fuzzer may give
+ * them away), mode (not a symlink's: it has none of its own). */
+static void set_owner(int i, uid_t o, mode_t mode)
+{
+	for (int t = 0; t < 2; t++) {
+		const char *p = t ? twin_path[i] : node_path[i];
+		if (is_root && lchown(p, o, o) < 0)
+			fail("lchown", p);
+		if (i < 2 && chmod(p, mode) < 0)
+			fail("chmod", p);
+	}
+}
+
 /* Remove every attribute the fuzzer can remove; owners and modes as at
  * the start of a run. */
 static void reset(uid_t owner)
 {
 	static char list[LIST_MAX];
+	char *names[1024];
 
-	for (int t = 0; t < 2; t++)
-		for (int i = 0; i < NOBJ; i++) {
+	for (int i = 0; i < NOBJ; i++) {
+		for (int t = 0; t < 2; t++) {
 			const char *p = t ? twin_path[i] : node_path[i];
 			ssize_t r = llistxattr(p, list, sizeof list);
-			for (ssize_t k = 0; k < r; k += (ssize_t)strlen(list + k) + 1)
-				lremovexattr(p, list + k);
-			if (is_root && lchown(p, owner, owner) < 0)
-				fail("lchown", p);
-			if (i < 2 && chmod(p, i ? 0755 : 0644) < 0)
-				fail("chmod", p);
+			size_t n = split_names(list, r < 0 ? 0 : (size_t)r, names,
+					       1024);
+			for (size_t k = 0; k < n; k++)
+				lremovexattr(p, names[k]);
 		}
+		set_owner(i, owner, i ? 0755 : 0644);
+	}
 }
 
 /* ---- the twin's reference calls ---- */
@@ -421,9 +444,9 @@ static void set_step(struct in *in, int remove)
 	static char name[NAME_MAX_X + 16], value[4096];
 	unsigned a = byte(in);
 	int i = (int)((a & 3) % NOBJ);
-	int flags = (int)(a >> 2 & 3) == 3 ? XATTR_CREATE | XATTR_REPLACE :
-		    (int)(a >> 2 & 3) == 1 ? XATTR_CREATE :
-		    (int)(a >> 2 & 3) == 2 ? XATTR_REPLACE : 0;
+	static const int flag[] = {0, XATTR_CREATE, XATTR_REPLACE,
+				   XATTR_CREATE | XATTR_REPLACE};
+	int flags = flag[a >> 2 & 3];
 	int ok = read_name(in, name), want;
 	size_t vl = remove ? 0 : read_value(in, value);
 
@@ -484,12 +507,11 @@ static void get_step(struct in *in)
 static void sort_names(char *list, size_t n)
 {
 	static char copy[LIST_MAX];
-	char *names[LIST_MAX / 2];
-	size_t k = 0, at = 0;
+	static char *names[LIST_MAX / 2];
+	size_t k, at = 0;
 
 	memcpy(copy, list, n);
-	for (size_t i = 0; i < n; i += strlen(copy + i) + 1)
-		names[k++] = copy + i;
+	k = split_names(copy, n, names, LIST_MAX / 2);
 	sort_ptrs(names, k);
 	for (size_t i = 0; i < k; i++) {
 		size_t l = strlen(names[i]) + 1;
@@ -514,20 +536,19 @@ static int same_names(char *a, char *b, size_t n)
 static void list_step(struct in *in)
 {
 	static char list[LIST_MAX], want[LIST_MAX];
+	static char *names[LIST_MAX / 2];
 	int i = (int)(byte(in) % NOBJ);
 	ssize_t r = llistxattr(node_path[i], list, sizeof list);
-	size_t n = 0, size;
+	size_t n = 0, size,
+	       k = split_names(list, r < 0 ? 0 : (size_t)r, names, LIST_MAX / 2);
 
-	if (r < 0)
-		r = 0;
-	for (ssize_t k = 0; k < r;) {
-		size_t l = strlen(list + k) + 1;
-		if (!ours(list + k) &&
-		    !(g_ctx.uid != 0 && !strncmp(list + k, "trusted.", 8))) {
-			memcpy(want + n, list + k, l);
+	for (size_t j = 0; j < k; j++) {
+		size_t l = strlen(names[j]) + 1;
+		if (!ours(names[j]) &&
+		    !(g_ctx.uid != 0 && !strncmp(names[j], "trusted.", 8))) {
+			memcpy(want + n, names[j], l);
 			n += l;
 		}
-		k += (ssize_t)l;
 	}
 	size = read_size(in, n);
 	call_begin();
@@ -559,17 +580,9 @@ static void owner_step(struct in *in)
 {
 	static const unsigned ids[] = {0, 1000, 1001};
 	unsigned a = byte(in), m = byte(in);
-	int i = (int)(a % NOBJ);
-	uid_t o = ids[(a >> 2) % 3];
 
-	for (int t = 0; t < 2; t++) {
-		const char *p = t ? twin_path[i] : node_path[i];
-		if (is_root && lchown(p, o, o) < 0)
-			fail("lchown", p);
-		/* (a symlink has no mode of its own) */
-		if (i < 2 && chmod(p, (m | 0400) | (a & 0x80 ? S_ISVTX : 0)) < 0)
-			fail("chmod", p);
-	}
+	set_owner((int)(a % NOBJ), ids[(a >> 2) % 3],
+		  (m | 0400) | (a & 0x80 ? S_ISVTX : 0));
 }
 
 static void source_step(struct in *in)
