@@ -109,7 +109,10 @@
  *
  * The ledger is bounded (LEDGER_MAX notes): beyond it, epoch mode bumps
  * and starts afresh (always safe), the other modes forget the oldest
- * notes (they only serve cleanup there).
+ * notes.  Those serve cleanup only, but for a moved-in file's under
+ * cache=auto without the epoch: when one of those goes before it expires,
+ * coh_timed() answers yes for every name it has no note of until then
+ * (a rename then queues an invalidation it may not need).
  */
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64
@@ -160,6 +163,12 @@ struct fifo {
 static struct fifo live_q, kept_q;
 static size_t lg_count;
 static uint64_t lg_seq; /* notes made so far (lg_lock) */
+/* Without the epoch a full ledger (or no memory) can cost a moved-in
+ * file's note, which coh_timed() needs until it expires: until the latest
+ * expiry lost that way, coh_timed() says yes for any name it has no note
+ * of (an invalidation too many is harmless; one too few leaves the kernel
+ * trusting a dentry that a rename made stale).  lg_lock. */
+static uint64_t lg_timed_lost;
 
 /*
  * Bump bookkeeping.  A bump increments `started`, writes the notification,
@@ -235,6 +244,14 @@ static int live_at(uint64_t expires, uint64_t gen, uint64_t now)
 }
 #define live(e, now) live_at((e)->expires, (e)->gen, (now))
 
+/* A note is going before its time: remember what coh_timed() loses. */
+static void lose_note(uint64_t expires, uint64_t gen, uint64_t now)
+{
+	if (expires != UINT64_MAX && live_at(expires, gen, now) &&
+	    expires > lg_timed_lost)
+		lg_timed_lost = expires;
+}
+
 /* Dead notes (they gather at live_q's head): positive ones whose node is
  * still held move to kept_q, the rest are freed; kept notes whose node
  * the kernel has forgotten go too (checked at kept_q's head). */
@@ -260,6 +277,7 @@ static void prune_locked(uint64_t now)
 
 static void free_all_locked(void)
 {
+	lg_timed_lost = 0;
 	while (live_q.head || kept_q.head) {
 		struct lent *h = kept_q.head ? kept_q.head : live_q.head;
 		unlink_ent(h);
@@ -428,6 +446,7 @@ static void note_locked(uint64_t dir, uint64_t key, const char *name,
 				 * nothing is cached any more); after a bump
 				 * the live ones may all have gone to kept_q */
 				h = kept_q.head ? kept_q.head : live_q.head;
+				lose_note(h->expires, h->gen, now);
 				unlink_ent(h);
 				free(h);
 			}
@@ -436,11 +455,14 @@ static void note_locked(uint64_t dir, uint64_t key, const char *name,
 		if (!e) {
 			/* Cannot record it: make sure nothing depends on
 			 * it (cleanup notes may simply be lost). */
+			int bumped = 0;
 			if (F.fold_cache || expires != UINT64_MAX) {
 				pthread_mutex_unlock(&lg_lock);
-				coh_bump();
+				bumped = coh_bump() == 0;
 				pthread_mutex_lock(&lg_lock);
 			}
+			if (!bumped)
+				lose_note(expires, atomic_load(&started), now);
 			return;
 		}
 		e->dir = dir;
@@ -652,7 +674,10 @@ int coh_timed(struct node *d, const char *name)
 	pthread_mutex_lock(&lg_lock);
 	e = find_locked(node_id(d), fold_hash(&F.ctx, &F.seed, name, len),
 			name, len);
-	timed = e && e->expires != UINT64_MAX && live(e, now_ns());
+	if (e)
+		timed = e->expires != UINT64_MAX && live(e, now_ns());
+	else
+		timed = now_ns() < lg_timed_lost; /* it may have been evicted */
 	pthread_mutex_unlock(&lg_lock);
 	return timed;
 }
