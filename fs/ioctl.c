@@ -31,6 +31,7 @@
 #include "respell.h"
 
 int dirh_fd(struct fuse_file_info *fi);
+static void fold_reread(struct node *d);
 
 static int real_fd(struct node *n, struct fuse_file_info *fi)
 {
@@ -118,6 +119,7 @@ static int set_flags(fuse_req_t req, struct node *n, int fd, unsigned want,
 		 mid = src & ~LOCK_FL;
 
 	cur |= native;
+	fold_reread(n); /* the rule as SOURCE has it now */
 
 	/* ext4 lets only CAP_SYS_RESOURCE change data journalling, which
 	 * becoming the caller (its fsuid) does not take from a root daemon */
@@ -183,22 +185,16 @@ static int set_flags(fuse_req_t req, struct node *n, int fd, unsigned want,
  * re-read it once `timeout` seconds have passed since the last look (the
  * bound we give for every change made outside the mount) and apply a
  * change as set_fold() does; whoever changed it outside answered for the
- * names already there.
+ * names already there.  lsattr and chattr read it every time (fold_reread):
+ * they are rare, and chattr must start from what SOURCE says, or a
+ * `chattr -F` right after the attribute was set outside would answer
+ * success and change nothing.
  */
-void fold_refresh(struct node *d)
+static void fold_apply(struct node *d)
 {
 	struct dirstate *ds = d->dir;
-	uint64_t now, last;
-	int cur, on;
+	int cur = atomic_load(&ds->fold), on;
 
-	if (!ds || F.nofold || F.casefold_all)
-		return;
-	now = now_ns();
-	last = atomic_load(&ds->fold_checked);
-	if (now - last < (uint64_t)(F.timeout * 1e9) ||
-	    !atomic_compare_exchange_strong(&ds->fold_checked, &last, now))
-		return; /* fresh, or another lookup is looking */
-	cur = atomic_load(&ds->fold);
 	if (cur < 0)
 		return; /* never read yet: dir_folds() will */
 	on = foldfs_dir_casefold_get(d->fd) > 0;
@@ -212,6 +208,29 @@ void fold_refresh(struct node *d)
 	pthread_rwlock_unlock(&ds->ns);
 	dlog("casefold attribute of node %p changed outside: now %s",
 	     (void *)d, on ? "folding" : "plain");
+}
+
+void fold_refresh(struct node *d)
+{
+	struct dirstate *ds = d->dir;
+	uint64_t now, last;
+
+	if (!ds || F.nofold || F.casefold_all)
+		return;
+	now = now_ns();
+	last = atomic_load(&ds->fold_checked);
+	if (now - last < (uint64_t)(F.timeout * 1e9) ||
+	    !atomic_compare_exchange_strong(&ds->fold_checked, &last, now))
+		return; /* fresh, or another lookup is looking */
+	fold_apply(d);
+}
+
+static void fold_reread(struct node *d)
+{
+	if (!d->dir || F.nofold || F.casefold_all)
+		return;
+	atomic_store(&d->dir->fold_checked, now_ns());
+	fold_apply(d);
 }
 
 /* A change of flags changes SOURCE's ctime, but the kernel keeps the
@@ -252,7 +271,7 @@ void op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned cmd, void *arg,
 			fuse_reply_err(req, -r);
 			return;
 		}
-		fold_refresh(n); /* a change made in SOURCE, as lookups see it */
+		fold_reread(n); /* a change made in SOURCE */
 		if (dir_folds(n))
 			cur |= FOLDFS_CASEFOLD_FL;
 		reply_flags(req, cur, out_bufsz);

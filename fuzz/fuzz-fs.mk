@@ -32,15 +32,19 @@
 # getdents64 on SOURCE while it changes (fs/ops_dir.c; fuzz/fuzz-readdir.c).
 # And its extended attribute calls, the daemon's own attributes hidden and
 # protected, against twin objects the fuzzer changes with the plain calls
-# (fs/ops_xattr.c, fs/creds.c; fuzz/fuzz-xattr.c).
+# (fs/ops_xattr.c, fs/creds.c; fuzz/fuzz-xattr.c).  And chattr and lsattr
+# through the view, the casefold flag's changes all or nothing, against
+# ext4's rules and twin objects (fs/ioctl.c, fs/creds.c, common/record.c;
+# fuzz/fuzz-ioctl.c).
 #
 #   make fuzz            also runs these for FUZZ_SECONDS each
 #   make check-fs-fuzz   suite: each for LIB_FUZZ_SECONDS (15); names,
-#                        check, fix, watch, readdir and xattr (file system
+#                        check, fix, watch, readdir, xattr and ioctl (file system
 #                        work: a few thousand calls a second at most), norm, opts and
 #                        coherence (their seeds reach their paths) for
 #                        FS_FUZZ_SHORT_SECONDS (5); then watch, names,
-#                        readdir and xattr again on xfs and btrfs, 5 s each
+#                        readdir, xattr and ioctl again on xfs and btrfs, 5 s
+#                        each
 
 FUZZ_FS_TARGETS := index coherence record u8 undo scan norm opts check names \
 	fix watch
@@ -180,6 +184,43 @@ $(BUILD)/fuzz-xattr: $(FZ_OBJ)/fuzz-xattr.o $(FZ_OBJ)/fuzz-daemon-stubs.o \
 # name in no namespace, security.*, the directory's list; then a user
 # daemon serving user 1000
 FUZZ_SEED_xattr := \001\000\000\000\001a\002hi\002\000\000\001a\001\002\000\000\001a\000\002\000\000\001a\002\003\000\001\003\000\000\003\000\002\000\000\002\001x\001v\006\000\002\001x\001v\003\000\001\002\000\002\001x\001\001\000\002\001x\000\000\001\001t\001v\004\001\001\003\000\001\000\000\000\001b\001v\005\006\244\000\000\000\001b\001v\000\004\000\001b\001w\000\010\000\001c\001w\001\000\000\001b\000\002\000\001a\001v\004\000\000\000\001\000\001z\377\000\000\005\001q\001v\000\000\004\001s\001v\003\001\001\036\002\004\001\001\000\000\000\001a\001v\003\000\000\001\000\000\001a
+
+# chattr and lsattr through the view (fs/ioctl.c) with creds.c and
+# record.c's casefold attribute under them, on real objects beside twins
+# the fuzzer changes itself; ioctl.o's ioctl and record.o's xattr calls
+# renamed, so that the fuzzer can make a step fail.
+FUZZ_FS_TARGETS += ioctl
+FUZZ_FS_BINS += $(FUZZ_BUILD)/fuzz-ioctl
+$(FZ_OBJ)/fuzz-ioctl.o: fuzz/fuzz-ioctl.c fs/foldfs.h common/record.h \
+		$(FZ_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) $(FUSE3_CFLAGS) -Ifs -c -o $@ $<
+$(FZ_OBJ)/ioctl-fault.o: $(BUILD)/obj/fs/ioctl.o
+	@mkdir -p $(@D)
+	objcopy --redefine-sym ioctl=fuzz_ioctl $< $@
+$(FZ_OBJ)/record-xattr-fault.o: $(RECORD_O)
+	@mkdir -p $(@D)
+	objcopy --redefine-sym fsetxattr=fuzz_fsetxattr \
+	  --redefine-sym setxattr=fuzz_setxattr \
+	  --redefine-sym fremovexattr=fuzz_fremovexattr \
+	  --redefine-sym removexattr=fuzz_removexattr $< $@
+$(BUILD)/fuzz-ioctl: $(FZ_OBJ)/fuzz-ioctl.o $(FZ_OBJ)/fuzz-daemon-stubs.o \
+		$(FZ_OBJ)/ioctl-fault.o $(FZ_OBJ)/record-xattr-fault.o \
+		$(BUILD)/obj/fs/creds.o $(U8_O) $(LIBFOLD_A)
+	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^ -lpthread
+# ioctl (steps: fuzz/fuzz-ioctl.c): a root daemon: lsattr; chattr +F on
+# the empty directory; lsattr with a long; -F once it has an entry
+# (ENOTEMPTY); -F +i with the flags' change failing, then with the
+# attribute's failing, then for real; +F on the immutable directory
+# (EPERM); -i; the attribute set in SOURCE, seen by lsattr, and -F from
+# there; then user 1000's objects: +F as the owner, -F +i (EPERM), +a
+# (SOURCE refuses), +d, another user with a pid, so the fuzzer's own
+# capabilities; fsxattr get and set, the version, an unknown command, a
+# 32-bit caller, short buffers, no handle; +F on the file (EOPNOTSUPP);
+# -o casefold (-F refused), -o nofold (+F refused); a long timeout: +F,
+# the attribute removed in SOURCE, +F again (SOURCE's truth, not the
+# daemon's memory)
+FUZZ_SEED_ioctl := \000\001\002\000\000\001\000\001\004\003\000\000\001\000\003\005\000\000\000\000\003\000\005\001\001\000\000\011\000\000\000\003\000\000\000\001\000\000\000\002\000\004\000\001\002\000\000\001\000\036\001\002\001\001\000\000\001\000\000\000\003\000\000\000\004\000\000\000\010\000\002\203\001\000\000\001\000\007\000\000\007\002\001\007\004\000\007\006\000\007\010\000\007\012\000\007\014\000\007\016\000\000\001\001\000\001\007\036\004\000\000\001\000\001\002\036\002\000\000\001\000\036\010\000\000\001\000\004\001\000\000\001\000\001\002
 
 # coherence.c with a small ledger and invalidation queue (their bounds are
 # reached); its clock, the epoch's write(), its messages and its worker's
@@ -378,14 +419,14 @@ FUZZ_SEED_watch := \100\000\001\000\041\001\000\010\000\001\001\010\001\007\000\
 FUZZ_FS_RUN = sh fuzz/run-fuzz.sh $(1) $(FUZZ_BUILD)/fuzz-$(1) $(FUZZ_CORPUS)/$(1) $(2) '$(FUZZ_SEED_$(1))'
 
 FS_FUZZ_SHORT_SECONDS ?= 5
-FUZZ_CHECK_SECONDS = $(if $(filter norm check names fix coherence opts readdir watch xattr,$(1)),$(FS_FUZZ_SHORT_SECONDS),$(LIB_FUZZ_SECONDS))
+FUZZ_CHECK_SECONDS = $(if $(filter norm check names fix coherence opts readdir watch xattr ioctl,$(1)),$(FS_FUZZ_SHORT_SECONDS),$(LIB_FUZZ_SECONDS))
 
 # The targets that model changes made directly in SOURCE, run again with
 # $TMPDIR on fresh xfs and btrfs file systems (tests/fs/onfs.sh; skipped,
 # saying why, where they cannot be made): $(1) the file system, $(2) the
 # target, $(3) seconds.  Seeded from the target's own corpus as well.
 FUZZ_ON_FS := xfs btrfs
-FUZZ_ON_FS_TARGETS := watch names readdir xattr
+FUZZ_ON_FS_TARGETS := watch names readdir xattr ioctl
 FUZZ_FS_RUN_ON = sh tests/fs/onfs.sh $(1) sh fuzz/run-fuzz.sh $(2)-$(1) $(FUZZ_BUILD)/fuzz-$(2) $(FUZZ_CORPUS)/$(2)-$(1) $(3) '$(FUZZ_SEED_$(2))' $(FUZZ_CORPUS)/$(2)
 
 .PHONY: check-fs-fuzz fuzz-fs-run
