@@ -168,10 +168,13 @@ FUZZ_SEED_readdir := \005\000\000\001\000\000\000\000\000\000\000\002\007\000\00
 # libfuse's replies and the node table are the fuzzer's.
 FUZZ_FS_TARGETS += xattr
 FUZZ_FS_BINS += $(FUZZ_BUILD)/fuzz-xattr
-$(FZ_OBJ)/fuzz-xattr.o: fuzz/fuzz-xattr.c fs/foldfs.h $(FZ_HDRS)
+# (fuzz-caller.c: the caller of the calls, shared with fuzz-ioctl)
+$(FZ_OBJ)/fuzz-xattr.o $(FZ_OBJ)/fuzz-caller.o: $(FZ_OBJ)/%.o: fuzz/%.c \
+		fuzz/fuzz-caller.h fs/foldfs.h $(FZ_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(FUSE3_CFLAGS) -Ifs -c -o $@ $<
-$(BUILD)/fuzz-xattr: $(FZ_OBJ)/fuzz-xattr.o $(FZ_OBJ)/fuzz-daemon-stubs.o \
+$(BUILD)/fuzz-xattr: $(FZ_OBJ)/fuzz-xattr.o $(FZ_OBJ)/fuzz-caller.o \
+		$(FZ_OBJ)/fuzz-daemon-stubs.o \
 		$(addprefix $(BUILD)/obj/fs/,ops_xattr.o creds.o)
 	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^ -lpthread
 # xattr (steps: fuzz/fuzz-xattr.c): a root daemon: a value set, got
@@ -191,8 +194,8 @@ FUZZ_SEED_xattr := \001\000\000\000\001a\002hi\002\000\000\001a\001\002\000\000\
 # renamed, so that the fuzzer can make a step fail.
 FUZZ_FS_TARGETS += ioctl
 FUZZ_FS_BINS += $(FUZZ_BUILD)/fuzz-ioctl
-$(FZ_OBJ)/fuzz-ioctl.o: fuzz/fuzz-ioctl.c fs/foldfs.h common/record.h \
-		$(FZ_HDRS)
+$(FZ_OBJ)/fuzz-ioctl.o: fuzz/fuzz-ioctl.c fuzz/fuzz-caller.h fs/foldfs.h \
+		common/record.h $(FZ_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(FUSE3_CFLAGS) -Ifs -c -o $@ $<
 $(FZ_OBJ)/ioctl-fault.o: $(BUILD)/obj/fs/ioctl.o
@@ -204,7 +207,8 @@ $(FZ_OBJ)/record-xattr-fault.o: $(RECORD_O)
 	  --redefine-sym setxattr=fuzz_setxattr \
 	  --redefine-sym fremovexattr=fuzz_fremovexattr \
 	  --redefine-sym removexattr=fuzz_removexattr $< $@
-$(BUILD)/fuzz-ioctl: $(FZ_OBJ)/fuzz-ioctl.o $(FZ_OBJ)/fuzz-daemon-stubs.o \
+$(BUILD)/fuzz-ioctl: $(FZ_OBJ)/fuzz-ioctl.o $(FZ_OBJ)/fuzz-caller.o \
+		$(FZ_OBJ)/fuzz-daemon-stubs.o \
 		$(FZ_OBJ)/ioctl-fault.o $(FZ_OBJ)/record-xattr-fault.o \
 		$(BUILD)/obj/fs/creds.o $(U8_O) $(LIBFOLD_A)
 	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^ -lpthread

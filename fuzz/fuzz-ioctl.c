@@ -70,12 +70,12 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
 #include "foldfs.h"
 #include "foldfs_ioctl.h"
+#include "fuzz-caller.h"
 #include "record.h"
 
 struct foldfs F;
@@ -94,7 +94,7 @@ static struct node nodes[NOBJ];
 static struct dirstate dstate;
 static int handle[NOBJ], twin_fd[NOBJ]; /* O_RDONLY, for the ioctls */
 static unsigned orig_flags[NOBJ];	 /* as made, for the reset */
-static int is_root, trace, base_ngroups, have_flags;
+static int is_root, trace, have_flags;
 static unsigned long long own_caps; /* the fuzzer's effective ones */
 static int ready; /* setup() made the objects: cleanup() has work */
 static size_t g_at; /* the step being run, for messages */
@@ -123,9 +123,7 @@ static void fail(const char *what, const char *detail)
 
 /* ---- the stubbed daemon and libfuse ---- */
 
-static struct fuse_ctx g_ctx;
-static int replies;	   /* replies to the current call */
-static int got_err;	   /* its error, 0 for an ioctl reply */
+/* (the caller, the replies' count and error: fuzz-caller.c) */
 static size_t got_size;	   /* the ioctl reply's data */
 static unsigned char got_buf[64];
 static int invalidated;	   /* notify_inval_inode calls */
@@ -219,33 +217,11 @@ int dir_nonempty(struct node *d)
 	return found;
 }
 
-const struct fuse_ctx *fuse_req_ctx(fuse_req_t req)
-{
-	(void)req;
-	return &g_ctx;
-}
-
-int fuse_req_getgroups(fuse_req_t req, int size, gid_t list[])
-{
-	(void)req;
-	(void)size;
-	(void)list;
-	return 0; /* no supplementary groups */
-}
-
-int fuse_reply_err(fuse_req_t req, int err)
-{
-	(void)req;
-	replies++;
-	got_err = err;
-	return 0;
-}
-
 int fuse_reply_ioctl(fuse_req_t req, int result, const void *buf, size_t size)
 {
 	(void)req;
-	replies++;
-	got_err = 0;
+	fz_replies++;
+	fz_err = 0;
 	if (result)
 		fail("an ioctl reply with a result", NULL);
 	if (size > sizeof got_buf)
@@ -382,9 +358,9 @@ static void setup(void)
 	/* (open to all: the twins are reached by path as other users) */
 	if (!mkdtemp(base) || chmod(base, 0755) < 0)
 		fail("mkdtemp", base);
+	fz_caller_init(); /* (first: it may give the fuzzer a group) */
 	if (creds_init() < 0)
 		fail("creds_init", NULL);
-	base_ngroups = getgroups(0, NULL);
 	{
 		FILE *f = fopen("/proc/self/status", "re");
 		char line[128];
@@ -463,18 +439,6 @@ static void check_same(const char *after)
 	}
 }
 
-/* The daemon's credentials are its own again (the fuzzer's). */
-static void check_creds(void)
-{
-	gid_t g[256];
-
-	if (syscall(SYS_setfsuid, (uid_t)-1) != (long)geteuid() ||
-	    syscall(SYS_setfsgid, (gid_t)-1) != (long)getegid())
-		fail("the daemon's fsuid or fsgid was not restored", NULL);
-	if (getgroups(256, g) != base_ngroups)
-		fail("the daemon's groups were not restored", NULL);
-}
-
 /* ---- the model ---- */
 
 /* Has the caller capability cap (fs/creds.c's creds_capable): a caller
@@ -482,7 +446,7 @@ static void check_creds(void)
  * else root has them all. */
 static int caller_capable(int cap)
 {
-	return g_ctx.pid > 0 ? (int)(own_caps >> cap & 1) : g_ctx.uid == 0;
+	return fz_ctx.pid > 0 ? (int)(own_caps >> cap & 1) : fz_ctx.uid == 0;
 }
 
 /* Run cmd on the twin as the daemon acts for the caller: with the
@@ -490,24 +454,12 @@ static int caller_capable(int cap)
  * the caller is not root:root.  Returns 0 or an errno. */
 static int twin_as_caller(int i, unsigned long cmd, void *arg)
 {
-	int as_caller = F.switch_creds && (g_ctx.uid || g_ctx.gid), r;
-	gid_t saved[256];
-	int ns = 0;
+	struct fz_as a;
+	int r;
 
-	if (as_caller) {
-		ns = getgroups(256, saved);
-		if (ns < 0 || syscall(SYS_setgroups, 0, NULL) < 0)
-			fail("setgroups", NULL);
-		syscall(SYS_setfsgid, g_ctx.gid);
-		syscall(SYS_setfsuid, g_ctx.uid);
-	}
+	fz_as_caller(&a);
 	r = ioctl(twin_fd[i], cmd, arg) < 0 ? errno : 0;
-	if (as_caller) {
-		syscall(SYS_setfsuid, 0);
-		syscall(SYS_setfsgid, 0);
-		if (syscall(SYS_setgroups, (size_t)ns, saved) < 0)
-			fail("setgroups back", NULL);
-	}
+	fz_as_daemon(&a);
 	return r;
 }
 
@@ -518,7 +470,7 @@ static int kernel_passes(int i)
 
 	if (fstat(handle[i], &st) < 0)
 		fail("fstat", obj_name[i]);
-	return g_ctx.uid == st.st_uid || caller_capable(CAP_FOWNER);
+	return fz_ctx.uid == st.st_uid || caller_capable(CAP_FOWNER);
 }
 
 /* ---- input ---- */
@@ -547,14 +499,17 @@ static unsigned toggles(struct in *in)
 static void call(int i, unsigned cmd, struct fuse_file_info *fi,
 		 unsigned flags, const void *in, size_t insz, size_t outsz)
 {
-	replies = 0;
+	const char *wrong;
+
+	fz_replies = 0;
 	invalidated = 0;
 	setflags_calls = 0;
 	op_ioctl(NULL, (fuse_ino_t)(uintptr_t)&nodes[i], cmd, NULL, fi,
 		 flags, in, insz, outsz);
-	if (replies != 1)
+	if (fz_replies != 1)
 		fail("not exactly one reply", NULL);
-	check_creds();
+	if ((wrong = fz_creds_wrong()))
+		fail(wrong, NULL);
 }
 
 /* What FS_IOC_GETFLAGS should say of object i now (a directory re-reads
@@ -577,16 +532,16 @@ static void getflags_step(struct in *in)
 	call(i, FS_IOC_GETFLAGS, size == 3 ? NULL : &fi, 0, NULL, 0, out[size]);
 	if (trace)
 		fprintf(stderr, "getflags %s size %zu -> %d, %#x\n",
-			obj_name[i], out[size], got_err,
+			obj_name[i], out[size], fz_err,
 			got_size >= 4 ? *(unsigned *)(void *)got_buf : 0);
 	if (size == 0 || size == 3) {
-		if (got_err != EINVAL)
+		if (fz_err != EINVAL)
 			fail("GETFLAGS with a short buffer or no handle is not EINVAL",
 			     NULL);
 		return;
 	}
-	if (got_err)
-		fail("GETFLAGS failed", strerror(got_err));
+	if (fz_err)
+		fail("GETFLAGS failed", strerror(fz_err));
 	if (got_size != out[size])
 		fail("GETFLAGS answered in the wrong size", NULL);
 	if (size == 2) {
@@ -712,10 +667,10 @@ static void setflags_step(struct in *in)
 		fprintf(stderr,
 			"setflags %s %#x (was %#x, folds %d) size %zu fault %d -> %d "
 			"(want %d)\n",
-			obj_name[i], want, cur, fo, insz, fault, got_err, expect);
+			obj_name[i], want, cur, fo, insz, fault, fz_err, expect);
 	snprintf(m, sizeof m, "%s: flags %#x from %#x (folds %d): got %s, want %s",
-		 obj_name[i], want, cur, fo, strerror(got_err), strerror(expect));
-	if (got_err != expect)
+		 obj_name[i], want, cur, fo, strerror(fz_err), strerror(expect));
+	if (fz_err != expect)
 		fail("SETFLAGS answered unlike ext4 and the twin", m);
 	if (expect == 0 && invalidated != 1)
 		fail("a SETFLAGS did not drop the kernel's attributes", m);
@@ -736,9 +691,9 @@ static void caller_step(struct in *in)
 	static const uid_t ids[3] = {0, 1000, 1001};
 	unsigned u = byte(in), g = byte(in);
 
-	g_ctx.uid = ids[u % 3];
-	g_ctx.gid = ids[g % 3];
-	g_ctx.pid = u & 0x80 ? getpid() : 0;
+	fz_ctx.uid = ids[u % 3];
+	fz_ctx.gid = ids[g % 3];
+	fz_ctx.pid = u & 0x80 ? getpid() : 0;
 }
 
 static void entry_step(void)
@@ -802,13 +757,13 @@ static void other_step(struct in *in)
 		call(i, FS_IOC_FSGETXATTR, &fi, 0, NULL, 0,
 		     bits & 1 ? sizeof fx - 1 : sizeof fx);
 		if (bits & 1) {
-			if (got_err != EINVAL)
+			if (fz_err != EINVAL)
 				fail("FSGETXATTR short: not EINVAL", NULL);
 			return;
 		}
 		if (ioctl(handle[i], FS_IOC_FSGETXATTR, &fx) < 0)
 			memset(&fx, 0, sizeof fx);
-		if (got_err || got_size != sizeof fx ||
+		if (fz_err || got_size != sizeof fx ||
 		    memcmp(got_buf, &fx, sizeof fx))
 			fail("FSGETXATTR differs from SOURCE's", NULL);
 		return;
@@ -833,9 +788,9 @@ static void other_step(struct in *in)
 		tx.fsx_xflags = fx.fsx_xflags;
 		want = twin_as_caller(i, FS_IOC_FSSETXATTR, &tx);
 		call(i, FS_IOC_FSSETXATTR, &fi, 0, &fx, sizeof fx, 0);
-		if (got_err != want) {
+		if (fz_err != want) {
 			char m[96];
-			snprintf(m, sizeof m, "got %s, want %s", strerror(got_err),
+			snprintf(m, sizeof m, "got %s, want %s", strerror(fz_err),
 				 strerror(want));
 			fail("FSSETXATTR answered unlike the twin", m);
 		}
@@ -850,29 +805,29 @@ static void other_step(struct in *in)
 		call(i, FS_IOC_GETVERSION, &fi, 0, NULL, 0,
 		     bits & 1 ? 2 : sizeof(long));
 		if (bits & 1) {
-			if (got_err != EINVAL)
+			if (fz_err != EINVAL)
 				fail("GETVERSION short: not EINVAL", NULL);
 			return;
 		}
 		if (ioctl(handle[i], FS_IOC_GETVERSION, &v) < 0) {
-			if (got_err != errno)
+			if (fz_err != errno)
 				fail("GETVERSION: not SOURCE's error", NULL);
 			return;
 		}
 		memcpy(&got, got_buf, sizeof got);
-		if (got_err || got_size != sizeof v || got != v)
+		if (fz_err || got_size != sizeof v || got != v)
 			fail("GETVERSION differs from SOURCE's", NULL);
 		return;
 	}
 	case 3: /* an unknown command */
 		call(i, _IOR('f', 99, long), &fi, 0, NULL, 0, sizeof(long));
-		if (got_err != ENOTTY)
+		if (fz_err != ENOTTY)
 			fail("an unknown command: not ENOTTY", NULL);
 		return;
 	case 4: /* a 32-bit caller */
 		call(i, FS_IOC_GETFLAGS, &fi, FUSE_IOCTL_COMPAT, NULL, 0,
 		     sizeof(int));
-		if (got_err != ENOSYS)
+		if (fz_err != ENOSYS)
 			fail("a 32-bit caller: not ENOSYS", NULL);
 		return;
 	default: { /* no handle, or a short input: EINVAL, nothing changed */
@@ -881,7 +836,7 @@ static void other_step(struct in *in)
 		unsigned cmd = kind == 5 ? FS_IOC_SETFLAGS : FS_IOC_FSSETXATTR;
 		call(i, cmd, kind == 7 ? NULL : &fi, 0, &v,
 		     kind == 7 ? sizeof v : 3, 0);
-		if (got_err != EINVAL || get_flags(handle[i]) != before)
+		if (fz_err != EINVAL || get_flags(handle[i]) != before)
 			fail("no handle or a short input: not EINVAL", NULL);
 		return;
 	}
@@ -901,7 +856,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	F.nofold = (opt >> 1 & 3) == 1;
 	F.casefold_all = (opt >> 1 & 3) == 2;
 	F.timeout = opt & 8 ? 1e6 : 0;
-	memset(&g_ctx, 0, sizeof g_ctx);
+	memset(&fz_ctx, 0, sizeof fz_ctx);
 	fault_kind = 0;
 	reset(opt & 1 ? 1000 : 0);
 	check_same("the reset");

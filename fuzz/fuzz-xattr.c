@@ -56,11 +56,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
 #include "foldfs.h"
+#include "fuzz-caller.h"
 
 struct foldfs F;
 
@@ -71,7 +71,7 @@ static const char *const obj_name[NOBJ] = {"f", "d", "l"};
 static char base[4096];
 static char node_path[NOBJ][4200], twin_path[NOBJ][4200];
 static struct node nodes[NOBJ];
-static int is_root, trace, base_ngroups;
+static int is_root, trace;
 #define NAME_MAX_X 255 /* XATTR_NAME_MAX: the kernel passes no longer */
 static size_t g_at; /* the step being run, for messages */
 
@@ -85,9 +85,7 @@ static void fail(const char *what, const char *name)
 
 /* ---- the stubbed daemon and libfuse ---- */
 
-static struct fuse_ctx g_ctx;
-static int replies;   /* replies to the current call */
-static int got_err;   /* its error, 0 for a value */
+/* (the caller, the replies' count and error: fuzz-caller.c) */
 static int got_count; /* 1: fuse_reply_xattr (a length), 0: a buffer */
 static size_t got_size;
 static char got_buf[LIST_MAX];
@@ -102,33 +100,11 @@ void node_procname(const struct node *n, char buf[64])
 	snprintf(buf, 64, "/proc/self/fd/%d", n->fd);
 }
 
-const struct fuse_ctx *fuse_req_ctx(fuse_req_t req)
-{
-	(void)req;
-	return &g_ctx;
-}
-
-int fuse_req_getgroups(fuse_req_t req, int size, gid_t list[])
-{
-	(void)req;
-	(void)size;
-	(void)list;
-	return 0; /* no supplementary groups */
-}
-
-int fuse_reply_err(fuse_req_t req, int err)
-{
-	(void)req;
-	replies++;
-	got_err = err;
-	return 0;
-}
-
 int fuse_reply_buf(fuse_req_t req, const char *buf, size_t size)
 {
 	(void)req;
-	replies++;
-	got_err = 0;
+	fz_replies++;
+	fz_err = 0;
 	got_count = 0;
 	if (size > sizeof got_buf)
 		fail("reply larger than any list here", NULL);
@@ -141,8 +117,8 @@ int fuse_reply_buf(fuse_req_t req, const char *buf, size_t size)
 int fuse_reply_xattr(fuse_req_t req, size_t count)
 {
 	(void)req;
-	replies++;
-	got_err = 0;
+	fz_replies++;
+	fz_err = 0;
 	got_count = 1;
 	got_size = count;
 	return 0;
@@ -177,9 +153,9 @@ static void setup(void)
 	/* (open to all: the twins are reached by path as other users) */
 	if (!mkdtemp(base) || chmod(base, 0755) < 0)
 		fail("mkdtemp", base);
+	fz_caller_init(); /* (first: it may give the fuzzer a group) */
 	if (creds_init() < 0)
 		fail("creds_init", NULL);
-	base_ngroups = getgroups(0, NULL);
 	for (int i = 0; i < NOBJ; i++) {
 		snprintf(node_path[i], sizeof node_path[i], "%s/%s", base,
 			 obj_name[i]);
@@ -312,39 +288,15 @@ static void reset(uid_t owner)
 static int twin_change(int i, const char *name, const char *value,
 		       size_t size, int flags)
 {
-	int as_caller = F.switch_creds && (g_ctx.uid || g_ctx.gid), r;
-	gid_t saved[256];
-	int ns = 0;
+	struct fz_as a;
+	int r;
 
-	if (as_caller) {
-		ns = getgroups(256, saved);
-		if (ns < 0 || syscall(SYS_setgroups, 0, NULL) < 0)
-			fail("setgroups", NULL);
-		syscall(SYS_setfsgid, g_ctx.gid);
-		syscall(SYS_setfsuid, g_ctx.uid);
-	}
+	fz_as_caller(&a);
 	r = value ? lsetxattr(twin_path[i], name, value, size, flags)
 		  : lremovexattr(twin_path[i], name);
 	r = r < 0 ? errno : 0;
-	if (as_caller) {
-		syscall(SYS_setfsuid, 0);
-		syscall(SYS_setfsgid, 0);
-		if (syscall(SYS_setgroups, (size_t)ns, saved) < 0)
-			fail("setgroups back", NULL);
-	}
+	fz_as_daemon(&a);
 	return r;
-}
-
-/* The daemon's credentials are its own again (the fuzzer's). */
-static void check_creds(void)
-{
-	gid_t g[256];
-
-	if (syscall(SYS_setfsuid, (uid_t)-1) != (long)geteuid() ||
-	    syscall(SYS_setfsgid, (gid_t)-1) != (long)getegid())
-		fail("the daemon's fsuid or fsgid was not restored", NULL);
-	if (getgroups(256, g) != base_ngroups)
-		fail("the daemon's groups were not restored", NULL);
 }
 
 /* ---- input ---- */
@@ -383,7 +335,7 @@ static int read_name(struct in *in, char *buf)
 	buf[pl + k] = '\0';
 	if (!buf[0])
 		return 0;
-	if ((p == 1 || p == 4) && g_ctx.uid != 0)
+	if ((p == 1 || p == 4) && fz_ctx.uid != 0)
 		return 0;
 	return 1;
 }
@@ -422,20 +374,23 @@ static size_t read_size(struct in *in, size_t exact)
 
 static void call_begin(void)
 {
-	replies = 0;
-	got_err = -1;
+	fz_replies = 0;
+	fz_err = -1;
 	got_count = -1;
 	got_size = 0;
 }
 
 static void call_end(const char *what, const char *name)
 {
-	if (replies != 1)
-		fail(replies ? "more than one reply" : "no reply", name);
-	check_creds();
+	const char *wrong;
+
+	if (fz_replies != 1)
+		fail(fz_replies ? "more than one reply" : "no reply", name);
+	if ((wrong = fz_creds_wrong()))
+		fail(wrong, NULL);
 	if (trace)
 		fprintf(stderr, "%s %s: err %d, %s %zu\n", what,
-			name ? name : "", got_err,
+			name ? name : "", fz_err,
 			got_count == 1 ? "length" : "bytes", got_size);
 }
 
@@ -461,9 +416,9 @@ static void set_step(struct in *in, int remove)
 	call_end(remove ? "remove" : "set", name);
 	want = ours(name) ? EPERM :
 			    twin_change(i, name, remove ? NULL : value, vl, flags);
-	if (got_err != want) {
-		fprintf(stderr, "daemon %d (%s), expected %d (%s)\n", got_err,
-			strerror(got_err), want, strerror(want));
+	if (fz_err != want) {
+		fprintf(stderr, "daemon %d (%s), expected %d (%s)\n", fz_err,
+			strerror(fz_err), want, strerror(want));
 		fail(remove ? "removexattr answered otherwise" :
 			      "setxattr answered otherwise", name);
 	}
@@ -486,19 +441,19 @@ static void get_step(struct in *in)
 	op_getxattr(NULL, (fuse_ino_t)(uintptr_t)&nodes[i], name, size);
 	call_end("get", name);
 	if (ours(name)) {
-		if (got_err != ENODATA)
+		if (fz_err != ENODATA)
 			fail("the daemon's attribute was read", name);
 		return;
 	}
 	r = lgetxattr(twin_path[i], name, size ? want : NULL, size);
 	if (r < 0) {
-		if (got_err != errno) {
-			fprintf(stderr, "daemon %d, expected %d\n", got_err, errno);
+		if (fz_err != errno) {
+			fprintf(stderr, "daemon %d, expected %d\n", fz_err, errno);
 			fail("getxattr answered another error", name);
 		}
 		return;
 	}
-	if (got_err || got_count != !size || got_size != (size_t)r ||
+	if (fz_err || got_count != !size || got_size != (size_t)r ||
 	    (size && memcmp(got_buf, want, (size_t)r)))
 		fail("getxattr answered another value", name);
 }
@@ -545,7 +500,7 @@ static void list_step(struct in *in)
 	for (size_t j = 0; j < k; j++) {
 		size_t l = strlen(names[j]) + 1;
 		if (!ours(names[j]) &&
-		    !(g_ctx.uid != 0 && !strncmp(names[j], "trusted.", 8))) {
+		    !(fz_ctx.uid != 0 && !strncmp(names[j], "trusted.", 8))) {
 			memcpy(want + n, names[j], l);
 			n += l;
 		}
@@ -555,15 +510,15 @@ static void list_step(struct in *in)
 	op_listxattr(NULL, (fuse_ino_t)(uintptr_t)&nodes[i], size);
 	call_end("list", obj_name[i]);
 	if (size && size < n) {
-		if (got_err != ERANGE)
+		if (fz_err != ERANGE)
 			fail("a list larger than the room did not answer ERANGE",
 			     obj_name[i]);
 		return;
 	}
-	if (got_err || got_count != !size || got_size != n ||
+	if (fz_err || got_count != !size || got_size != n ||
 	    (size && !same_names(got_buf, want, n))) {
 		fprintf(stderr, "daemon: err %d, %zu bytes; expected %zu\n",
-			got_err, got_size, n);
+			fz_err, got_size, n);
 		fail("listxattr answered another list", obj_name[i]);
 	}
 }
@@ -572,8 +527,8 @@ static void caller_step(struct in *in)
 {
 	static const unsigned ids[] = {0, 1000, 1001};
 
-	g_ctx.uid = ids[byte(in) % 3];
-	g_ctx.gid = ids[byte(in) % 3];
+	fz_ctx.uid = ids[byte(in) % 3];
+	fz_ctx.gid = ids[byte(in) % 3];
 }
 
 static void owner_step(struct in *in)
@@ -614,7 +569,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	opt = data[0];
 	F.switch_creds = is_root && (opt & 1);
-	memset(&g_ctx, 0, sizeof g_ctx);
+	memset(&fz_ctx, 0, sizeof fz_ctx);
 	reset(opt & 2 ? 1000 : 0);
 	check_same();
 	while (in.at < in.n) {
