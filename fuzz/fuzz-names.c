@@ -148,6 +148,8 @@ static ino_t mark_ino;
 static struct fuse_ctx g_ctx;
 static gid_t g_groups[80];
 static int g_ngroups;
+static gid_t own_groups[64]; /* the daemon's (the fuzzer's) */
+static int own_ngroups;
 
 /* The clock the sweep reads (dirindex.o's clock_gettime is this one,
  * fuzz-fs.mk): CLOCK_MONOTONIC moves only when the input says. */
@@ -678,6 +680,15 @@ static ino_t check_listing(void)
 static void expect_err(int want_err, const char *what, const char *a,
 		       const char *b)
 {
+	gid_t g[64];
+	int n = getgroups(64, g);
+
+	/* every call leaves the daemon as it was */
+	if (syscall(SYS_setfsuid, (uid_t)-1) != (long)geteuid() ||
+	    syscall(SYS_setfsgid, (gid_t)-1) != (long)getegid() ||
+	    n != own_ngroups || memcmp(g, own_groups, (size_t)n * sizeof *g))
+		fail("the daemon's credentials are not back after a call", a,
+		     b);
 	if (got_err != want_err) {
 		fprintf(stderr, "fuzz-names: %s: answer %d (%s), rule %d (%s)\n",
 			what, got_err, got_err >= 0 ? strerror(got_err) : "none",
@@ -1138,10 +1149,6 @@ static void do_respell(int d, const char *from, const char *to, int unterm,
 	memset(&g_ctx, 0, sizeof g_ctx);
 	g_ngroups = 0;
 	F.switch_creds = 1;
-	if (syscall(SYS_setfsuid, (uid_t)-1) != (long)geteuid() ||
-	    syscall(SYS_setfsgid, (gid_t)-1) != (long)getegid())
-		fail("the daemon's credentials are not back after a call",
-		     from, to);
 	expect_err(e, as_caller ? "respell as the caller" : "respell", from,
 		   to);
 	check_listing();
@@ -1340,7 +1347,13 @@ static void setup(void)
 		ds[d].wd = -1;
 	}
 	snprintf(other_path, sizeof other_path, "%s/other", base);
-	/* the daemon's credentials, as creds.c takes them at start */
+	/* the daemon's credentials, as creds.c takes them at start (a root
+	 * fuzzer without supplementary groups takes one first, so that a
+	 * call leaving a caller's none behind shows) */
+	if (geteuid() == 0 && getgroups(0, NULL) == 0 &&
+	    syscall(SYS_setgroups, 1, &(gid_t){4242}) < 0)
+		fail("setgroups", NULL, NULL);
+	own_ngroups = getgroups(64, own_groups);
 	if (creds_init() < 0)
 		fail("creds_init", NULL, NULL);
 	/* (a whiteout needs root, and a file system that makes them) */
