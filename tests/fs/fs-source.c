@@ -52,7 +52,8 @@ static const char help[] =
 	"    and pending events are read before every lookup, so name changes must\n"
 	"    show at the very first look.  Finally, in a per-directory mount, the\n"
 	"    casefold attribute is set and removed directly in SOURCE and must\n"
-	"    take effect within the same bound.  Then: open(O_CREAT) over a\n"
+	"    take effect within the same bound, and at once for chattr and lsattr.\n"
+	"    Then: open(O_CREAT) over a\n"
 	"    cached negative entry after SOURCE made an equivalent name, and an\n"
 	"    inotify queue overflow (the daemon stopped while SOURCE gets more\n"
 	"    names than fs.inotify.max_queued_events, which is only read): every\n"
@@ -359,6 +360,42 @@ static void run_attr(void)
 	if (fd >= 0)
 		close(fd);
 	printf("   attribute: worst delay %.2f s (bound %.1f s)\n", worst, bound);
+	t_umount(&m);
+}
+
+/* chattr and lsattr start from the attribute as SOURCE has it, however
+ * recently the view read it: timeout=30 keeps the daemon's own rule stale
+ * for the whole test, so only a fresh read can get these right (before,
+ * `chattr -F` right after the attribute was set in SOURCE answered 0 and
+ * left it there). */
+static void run_attr_chattr(void)
+{
+	t_section("per-directory mount: chattr right after the attribute changed in SOURCE");
+	const char *src = t_newdir("src-attr-chattr");
+	struct t_mount m = {0};
+	struct stat st;
+	char v[8];
+	if (t_mount(&m, src, "timeout=30"))
+		return;
+	const char *d = t_path(m.mnt, "D"), *sd = t_path(src, "D");
+	CHECK_OK(mkdir(d, 0755), "view: mkdir D (not folding)");
+	CHECK_ERR(stat(t_path(d, "x"), &st), ENOENT,
+		  "view: a lookup in D (its rule is read: plain)");
+	CHECK_OK(setxattr(sd, "user.foldfs.casefold", "1", 1, 0),
+		 "SOURCE: set user.foldfs.casefold on D");
+	CHECK(t_has_casefold(d) == 1, "-> lsattr shows the flag at once");
+	CHECK_OK(t_set_casefold(d, 0), "view: chattr -F D");
+	CHECK(lgetxattr(sd, "user.foldfs.casefold", v, sizeof v) < 0 && errno == ENODATA,
+	      "-> SOURCE's attribute is gone");
+	CHECK(t_has_casefold(d) == 0, "-> lsattr shows no flag");
+	CHECK_OK(t_set_casefold(d, 1), "view: chattr +F D");
+	CHECK_OK(removexattr(sd, "user.foldfs.casefold"),
+		 "SOURCE: remove the attribute again");
+	CHECK_OK(t_set_casefold(d, 1), "view: chattr +F D");
+	CHECK(lgetxattr(sd, "user.foldfs.casefold", v, sizeof v) == 1 && v[0] == '1',
+	      "-> SOURCE's attribute is back");
+	CHECK_OK(t_write_file(t_path(d, "Readme.TXT"), "r"), "view: create D/Readme.TXT");
+	CHECK_OK(stat(t_path(d, "README.txt"), &st), "-> D folds: README.txt finds it");
 	t_umount(&m);
 }
 
@@ -1589,8 +1626,10 @@ int main(int argc, char **argv)
 		     w = strtok_r(NULL, ",", &save))
 			run_watch(w);
 	}
-	if (t_want("attr"))
+	if (t_want("attr")) {
 		run_attr();
+		run_attr_chattr();
+	}
 	if (t_want("create_over_negative"))
 		run_create_over_negative();
 	if (t_want("removed_indexed"))
