@@ -34,8 +34,8 @@
 # protected, against twin objects the fuzzer changes with the plain calls
 # (fs/ops_xattr.c, fs/creds.c; fuzz/fuzz-xattr.c).  And chattr and lsattr
 # through the view, the casefold flag's changes all or nothing, against
-# ext4's rules and twin objects (fs/ioctl.c, fs/creds.c, common/record.c;
-# fuzz/fuzz-ioctl.c).
+# ext4's rules and twin objects (fs/ioctl.c, fs/creds.c, fs/inode.c,
+# common/record.c; fuzz/fuzz-ioctl.c).
 #
 #   make fuzz            also runs these for FUZZ_SECONDS each
 #   make check-fs-fuzz   suite: each for LIB_FUZZ_SECONDS (15); names,
@@ -210,7 +210,8 @@ $(FZ_OBJ)/record-xattr-fault.o: $(RECORD_O)
 $(BUILD)/fuzz-ioctl: $(FZ_OBJ)/fuzz-ioctl.o $(FZ_OBJ)/fuzz-caller.o \
 		$(FZ_OBJ)/fuzz-daemon-stubs.o \
 		$(FZ_OBJ)/ioctl-fault.o $(FZ_OBJ)/record-xattr-fault.o \
-		$(BUILD)/obj/fs/creds.o $(U8_O) $(LIBFOLD_A)
+		$(addprefix $(BUILD)/obj/fs/,creds.o inode.o) $(U8_O) \
+		$(LIBFOLD_A)
 	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^ -lpthread
 # ioctl (steps: fuzz/fuzz-ioctl.c): a root daemon: lsattr; chattr +F on
 # the empty directory; lsattr with a long; -F once it has an entry

@@ -1,7 +1,7 @@
 /*
  * fuzz-ioctl.c - chattr and lsattr through the view: the daemon's ioctl
- * calls (fs/ioctl.c, with fs/creds.c and common/record.c's casefold
- * attribute under them) on a real SOURCE in a scratch directory ($TMPDIR,
+ * calls (fs/ioctl.c, with fs/creds.c, fs/inode.c's cached rule and
+ * common/record.c's casefold attribute under them) on a real SOURCE in a scratch directory ($TMPDIR,
  * else /tmp): a directory and a file, each the node of a view, each
  * beside a twin that the fuzzer changes itself with the plain ioctl.  The
  * rules (foldfs(8), and ext4's for the casefold flag):
@@ -130,11 +130,6 @@ static int invalidated;	   /* notify_inval_inode calls */
 static fuse_ino_t inval_ino;
 static int bumps, drops;   /* coh_bump, dir_index_drop calls */
 
-struct node *node_root(void)
-{
-	return NULL; /* (no node here is the root) */
-}
-
 int dirh_fd(struct fuse_file_info *fi)
 {
 	return (int)fi->fh;
@@ -150,27 +145,21 @@ void respell_ioctl(fuse_req_t req, struct node *d, const void *in,
 	fail("respell_ioctl called", NULL); /* (never asked for here) */
 }
 
-/* As fs/inode.c's: the cached answer, read from SOURCE the first time. */
-int dir_folds(struct node *d)
+/* inode.c's node table is linked for dir_folds() and dir_set_fold();
+ * the index and the pruning it tells about nodes are not here. */
+void idx_unlink_lru(struct node *d)
 {
-	int f;
-
-	if (!d->dir || F.nofold)
-		return 0;
-	if (F.casefold_all)
-		return 1;
-	f = atomic_load(&d->dir->fold);
-	if (f < 0) {
-		f = foldfs_dir_casefold_get(d->fd) > 0;
-		atomic_store(&d->dir->fold, f);
-	}
-	return f;
+	(void)d;
 }
 
-void dir_set_fold(struct node *d, int on)
+void idx_drop_if_gone(struct node *d)
 {
-	if (d->dir)
-		atomic_store(&d->dir->fold, on ? 1 : 0);
+	(void)d;
+}
+
+void prune_note(size_t count)
+{
+	(void)count;
 }
 
 void dir_index_drop(struct node *d)
