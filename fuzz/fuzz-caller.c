@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -21,14 +22,18 @@ static void die(const char *what)
 static int own_ngroups;
 static gid_t own_groups[256];
 
-void fz_caller_init(void)
+const char *fz_start(const char *name, char *base, size_t cap)
 {
-	/* A root fuzzer without supplementary groups takes one, so that a
-	 * call which leaves the caller's (none) behind shows. */
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(base, cap, "%s/%s.XXXXXX", tmp && *tmp ? tmp : "/tmp", name);
+	if (!mkdtemp(base) || chmod(base, 0755) < 0)
+		return "mkdtemp";
 	if (geteuid() == 0 && getgroups(0, NULL) == 0 &&
 	    syscall(SYS_setgroups, 1, &(gid_t){4242}) < 0)
-		die("fuzz-caller: setgroups");
+		return "setgroups";
 	own_ngroups = getgroups(256, own_groups);
+	return creds_init() < 0 ? "creds_init" : NULL;
 }
 
 const struct fuse_ctx *fuse_req_ctx(fuse_req_t req)

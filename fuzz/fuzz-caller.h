@@ -18,9 +18,13 @@ extern struct fuse_ctx fz_ctx; /* the caller of the next call */
 extern int fz_replies;	       /* replies to the current call */
 extern int fz_err;	       /* the last one's error, 0 for success */
 
-/* Remember the fuzzer's own groups, once, before creds_init() and any
- * call; a root fuzzer without supplementary groups is given one first. */
-void fz_caller_init(void);
+/* Make the fuzzer's scratch directory, $TMPDIR/NAME.XXXXXX (else in
+ * /tmp), open to all (other users reach the objects by path), into base;
+ * remember the fuzzer's own groups (a root fuzzer without supplementary
+ * groups is given one first, so that a call leaving a caller's none
+ * behind shows), then take the daemon's credentials (creds_init).
+ * Returns NULL, or what failed. */
+const char *fz_start(const char *name, char *base, size_t cap);
 
 /* Act as the daemon acts for fz_ctx (fs/creds.c: with its fsuid and fsgid
  * and no supplementary groups when the daemon is root and the caller is

@@ -337,19 +337,13 @@ static void cleanup(void)
 
 static void setup(void)
 {
-	const char *tmp = getenv("TMPDIR");
+	const char *err;
 	int fd;
 
 	is_root = geteuid() == 0;
 	trace = getenv("FUZZ_IOCTL_TRACE") != NULL;
-	snprintf(base, sizeof base, "%s/fuzz-ioctl.XXXXXX",
-		 tmp && *tmp ? tmp : "/tmp");
-	/* (open to all: the twins are reached by path as other users) */
-	if (!mkdtemp(base) || chmod(base, 0755) < 0)
-		fail("mkdtemp", base);
-	fz_caller_init(); /* (first: it may give the fuzzer a group) */
-	if (creds_init() < 0)
-		fail("creds_init", NULL);
+	if ((err = fz_start("fuzz-ioctl", base, sizeof base)))
+		fail(err, base);
 	{
 		FILE *f = fopen("/proc/self/status", "re");
 		char line[128];

@@ -143,19 +143,13 @@ static void cleanup(void)
 
 static void setup(void)
 {
-	const char *tmp = getenv("TMPDIR");
+	const char *err;
 	int fd;
 
 	is_root = geteuid() == 0;
 	trace = getenv("FUZZ_XATTR_TRACE") != NULL;
-	snprintf(base, sizeof base, "%s/fuzz-xattr.XXXXXX",
-		 tmp && *tmp ? tmp : "/tmp");
-	/* (open to all: the twins are reached by path as other users) */
-	if (!mkdtemp(base) || chmod(base, 0755) < 0)
-		fail("mkdtemp", base);
-	fz_caller_init(); /* (first: it may give the fuzzer a group) */
-	if (creds_init() < 0)
-		fail("creds_init", NULL);
+	if ((err = fz_start("fuzz-xattr", base, sizeof base)))
+		fail(err, base);
 	for (int i = 0; i < NOBJ; i++) {
 		snprintf(node_path[i], sizeof node_path[i], "%s/%s", base,
 			 obj_name[i]);
