@@ -4,7 +4,6 @@
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -19,9 +18,6 @@ static void die(const char *what)
 	abort();
 }
 
-static int own_ngroups;
-static gid_t own_groups[256];
-
 const char *fz_start(const char *name, char *base, size_t cap)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -29,11 +25,7 @@ const char *fz_start(const char *name, char *base, size_t cap)
 	snprintf(base, cap, "%s/%s.XXXXXX", tmp && *tmp ? tmp : "/tmp", name);
 	if (!mkdtemp(base) || chmod(base, 0755) < 0)
 		return "mkdtemp";
-	if (geteuid() == 0 && getgroups(0, NULL) == 0 &&
-	    syscall(SYS_setgroups, 1, &(gid_t){4242}) < 0)
-		return "setgroups";
-	own_ngroups = getgroups(256, own_groups);
-	return creds_init() < 0 ? "creds_init" : NULL;
+	return fz_creds_start();
 }
 
 const struct fuse_ctx *fuse_req_ctx(fuse_req_t req)
@@ -78,17 +70,4 @@ void fz_as_daemon(struct fz_as *a)
 	syscall(SYS_setfsgid, getegid());
 	if (syscall(SYS_setgroups, (size_t)a->ngroups, a->groups) < 0)
 		die("fuzz-caller: setgroups back");
-}
-
-const char *fz_creds_wrong(void)
-{
-	gid_t g[256];
-
-	if (syscall(SYS_setfsuid, (uid_t)-1) != (long)geteuid() ||
-	    syscall(SYS_setfsgid, (gid_t)-1) != (long)getegid())
-		return "the daemon's fsuid or fsgid was not restored";
-	if (getgroups(256, g) != own_ngroups ||
-	    memcmp(g, own_groups, (size_t)own_ngroups * sizeof *g))
-		return "the daemon's groups were not restored";
-	return NULL;
 }

@@ -4,8 +4,8 @@
  * libfuse's view of the request (fuse_req_ctx() answers fz_ctx, with no
  * supplementary groups), the replies counted (fuse_reply_err() is here;
  * a fuzzer's other reply stubs count in fz_replies too), a reference call
- * made as the daemon acts for the caller, and the check that the daemon
- * is itself again after a call.
+ * made as the daemon acts for the caller; the daemon's own credentials
+ * (fuzz-creds.h) with them.
  */
 #ifndef FUZZ_CALLER_H
 #define FUZZ_CALLER_H
@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "foldfs.h"
+#include "fuzz-creds.h"
 
 extern struct fuse_ctx fz_ctx; /* the caller of the next call */
 extern int fz_replies;	       /* replies to the current call */
@@ -20,10 +21,7 @@ extern int fz_err;	       /* the last one's error, 0 for success */
 
 /* Make the fuzzer's scratch directory, $TMPDIR/NAME.XXXXXX (else in
  * /tmp), open to all (other users reach the objects by path), into base;
- * remember the fuzzer's own groups (a root fuzzer without supplementary
- * groups is given one first, so that a call leaving a caller's none
- * behind shows), then take the daemon's credentials (creds_init).
- * Returns NULL, or what failed. */
+ * then fz_creds_start().  Returns NULL, or what failed. */
 const char *fz_start(const char *name, char *base, size_t cap);
 
 /* Act as the daemon acts for fz_ctx (fs/creds.c: with its fsuid and fsgid
@@ -35,9 +33,5 @@ struct fz_as {
 };
 void fz_as_caller(struct fz_as *a);
 void fz_as_daemon(struct fz_as *a);
-
-/* NULL if the daemon's fsuid, fsgid and groups are its own (the
- * fuzzer's), else what is not. */
-const char *fz_creds_wrong(void);
 
 #endif

@@ -57,6 +57,11 @@ $(FZ_OBJ)/fuzz-index.o: fuzz/fuzz-index.c fs/foldfs.h $(FZ_HDRS)
 $(FZ_OBJ)/fuzz-daemon-stubs.o: fuzz/fuzz-daemon-stubs.c fs/foldfs.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(FUSE3_CFLAGS) -Ifs -c -o $@ $<
+# (the daemon's own credentials, checked after every call: fuzz-names,
+# fuzz-xattr and fuzz-ioctl)
+$(FZ_OBJ)/fuzz-creds.o: fuzz/fuzz-creds.c fuzz/fuzz-creds.h fs/foldfs.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) $(FUSE3_CFLAGS) -Ifs -c -o $@ $<
 
 # Only meaningful with BUILD=$(FUZZ_BUILD) (the sub-make).
 $(BUILD)/fuzz-index: $(FZ_OBJ)/fuzz-index.o $(FZ_OBJ)/fuzz-daemon-stubs.o \
@@ -120,7 +125,7 @@ $(BUILD)/fuzz-check: $(FZ_OBJ)/fuzz-check.o $(FZ_OBJ)/record-xfail.o \
 	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^
 
 $(FZ_OBJ)/fuzz-names.o: fuzz/fuzz-names.c fs/foldfs.h fs/respell.h \
-		fs/foldfs_ioctl.h $(FZ_HDRS)
+		fs/foldfs_ioctl.h fuzz/fuzz-creds.h $(FZ_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(FUSE3_CFLAGS) -Ifs -c -o $@ $<
 # The index's clock is the fuzzer's (the sweep of removed directories
@@ -129,7 +134,7 @@ $(FZ_OBJ)/dirindex-clock.o: $(BUILD)/obj/fs/dirindex.o
 	@mkdir -p $(@D)
 	objcopy --redefine-sym clock_gettime=fuzz_clock_gettime $< $@
 $(BUILD)/fuzz-names: $(FZ_OBJ)/fuzz-names.o $(FZ_OBJ)/fuzz-daemon-stubs.o \
-		$(FZ_OBJ)/dirindex-clock.o \
+		$(FZ_OBJ)/dirindex-clock.o $(FZ_OBJ)/fuzz-creds.o \
 		$(addprefix $(BUILD)/obj/fs/,ops_entry.o respell.o resolve.o \
 		  creds.o xlock.o) $(LIBFOLD_A)
 	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^ -lpthread
@@ -170,11 +175,11 @@ FUZZ_FS_TARGETS += xattr
 FUZZ_FS_BINS += $(FUZZ_BUILD)/fuzz-xattr
 # (fuzz-caller.c: the caller of the calls, shared with fuzz-ioctl)
 $(FZ_OBJ)/fuzz-xattr.o $(FZ_OBJ)/fuzz-caller.o: $(FZ_OBJ)/%.o: fuzz/%.c \
-		fuzz/fuzz-caller.h fs/foldfs.h $(FZ_HDRS)
+		fuzz/fuzz-caller.h fuzz/fuzz-creds.h fs/foldfs.h $(FZ_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(FUSE3_CFLAGS) -Ifs -c -o $@ $<
 $(BUILD)/fuzz-xattr: $(FZ_OBJ)/fuzz-xattr.o $(FZ_OBJ)/fuzz-caller.o \
-		$(FZ_OBJ)/fuzz-daemon-stubs.o \
+		$(FZ_OBJ)/fuzz-creds.o $(FZ_OBJ)/fuzz-daemon-stubs.o \
 		$(addprefix $(BUILD)/obj/fs/,ops_xattr.o creds.o)
 	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^ -lpthread
 # xattr (steps: fuzz/fuzz-xattr.c): a root daemon: a value set, got
@@ -188,14 +193,15 @@ $(BUILD)/fuzz-xattr: $(FZ_OBJ)/fuzz-xattr.o $(FZ_OBJ)/fuzz-caller.o \
 # daemon serving user 1000
 FUZZ_SEED_xattr := \001\000\000\000\001a\002hi\002\000\000\001a\001\002\000\000\001a\000\002\000\000\001a\002\003\000\001\003\000\000\003\000\002\000\000\002\001x\001v\006\000\002\001x\001v\003\000\001\002\000\002\001x\001\001\000\002\001x\000\000\001\001t\001v\004\001\001\003\000\001\000\000\000\001b\001v\005\006\244\000\000\000\001b\001v\000\004\000\001b\001w\000\010\000\001c\001w\001\000\000\001b\000\002\000\001a\001v\004\000\000\000\001\000\001z\377\000\000\005\001q\001v\000\000\004\001s\001v\003\001\001\036\002\004\001\001\000\000\000\001a\001v\003\000\000\001\000\000\001a
 
-# chattr and lsattr through the view (fs/ioctl.c) with creds.c and
-# record.c's casefold attribute under them, on real objects beside twins
+# chattr and lsattr through the view (fs/ioctl.c) with creds.c, inode.c's
+# cached rule and record.c's casefold attribute under them, on real
+# objects beside twins
 # the fuzzer changes itself; ioctl.o's ioctl and record.o's xattr calls
 # renamed, so that the fuzzer can make a step fail.
 FUZZ_FS_TARGETS += ioctl
 FUZZ_FS_BINS += $(FUZZ_BUILD)/fuzz-ioctl
-$(FZ_OBJ)/fuzz-ioctl.o: fuzz/fuzz-ioctl.c fuzz/fuzz-caller.h fs/foldfs.h \
-		common/record.h $(FZ_HDRS)
+$(FZ_OBJ)/fuzz-ioctl.o: fuzz/fuzz-ioctl.c fuzz/fuzz-caller.h \
+		fuzz/fuzz-creds.h fs/foldfs.h common/record.h $(FZ_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(FUSE3_CFLAGS) -Ifs -c -o $@ $<
 $(FZ_OBJ)/ioctl-fault.o: $(BUILD)/obj/fs/ioctl.o
@@ -208,7 +214,7 @@ $(FZ_OBJ)/record-xattr-fault.o: $(RECORD_O)
 	  --redefine-sym fremovexattr=fuzz_fremovexattr \
 	  --redefine-sym removexattr=fuzz_removexattr $< $@
 $(BUILD)/fuzz-ioctl: $(FZ_OBJ)/fuzz-ioctl.o $(FZ_OBJ)/fuzz-caller.o \
-		$(FZ_OBJ)/fuzz-daemon-stubs.o \
+		$(FZ_OBJ)/fuzz-creds.o $(FZ_OBJ)/fuzz-daemon-stubs.o \
 		$(FZ_OBJ)/ioctl-fault.o $(FZ_OBJ)/record-xattr-fault.o \
 		$(addprefix $(BUILD)/obj/fs/,creds.o inode.o) $(U8_O) \
 		$(LIBFOLD_A)

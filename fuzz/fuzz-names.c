@@ -99,6 +99,7 @@
 
 #include "foldfs.h"
 #include "foldfs_ioctl.h"
+#include "fuzz-creds.h"
 #include "fuzz-holds.h"
 #include "respell.h"
 
@@ -148,8 +149,6 @@ static ino_t mark_ino;
 static struct fuse_ctx g_ctx;
 static gid_t g_groups[80];
 static int g_ngroups;
-static gid_t own_groups[64]; /* the daemon's (the fuzzer's) */
-static int own_ngroups;
 
 /* The clock the sweep reads (dirindex.o's clock_gettime is this one,
  * fuzz-fs.mk): CLOCK_MONOTONIC moves only when the input says. */
@@ -680,13 +679,8 @@ static ino_t check_listing(void)
 static void expect_err(int want_err, const char *what, const char *a,
 		       const char *b)
 {
-	gid_t g[64];
-	int n = getgroups(64, g);
-
 	/* every call leaves the daemon as it was */
-	if (syscall(SYS_setfsuid, (uid_t)-1) != (long)geteuid() ||
-	    syscall(SYS_setfsgid, (gid_t)-1) != (long)getegid() ||
-	    n != own_ngroups || memcmp(g, own_groups, (size_t)n * sizeof *g))
+	if (fz_creds_wrong())
 		fail("the daemon's credentials are not back after a call", a,
 		     b);
 	if (got_err != want_err) {
@@ -1325,7 +1319,7 @@ static void setup(void)
 {
 	static const char *const sub[2] = { "root", "other" };
 
-	const char *tmp = getenv("TMPDIR");
+	const char *tmp = getenv("TMPDIR"), *err;
 
 	snprintf(base, sizeof base, "%s/fuzz-names.XXXXXX",
 		 tmp && *tmp ? tmp : "/tmp");
@@ -1347,15 +1341,9 @@ static void setup(void)
 		ds[d].wd = -1;
 	}
 	snprintf(other_path, sizeof other_path, "%s/other", base);
-	/* the daemon's credentials, as creds.c takes them at start (a root
-	 * fuzzer without supplementary groups takes one first, so that a
-	 * call leaving a caller's none behind shows) */
-	if (geteuid() == 0 && getgroups(0, NULL) == 0 &&
-	    syscall(SYS_setgroups, 1, &(gid_t){4242}) < 0)
-		fail("setgroups", NULL, NULL);
-	own_ngroups = getgroups(64, own_groups);
-	if (creds_init() < 0)
-		fail("creds_init", NULL, NULL);
+	/* the daemon's credentials, as creds.c takes them at start */
+	if ((err = fz_creds_start()))
+		fail(err, NULL, NULL);
 	/* (a whiteout needs root, and a file system that makes them) */
 	if (geteuid() == 0) {
 		int fd = openat(dirs[0].fd, "w", O_WRONLY | O_CREAT | O_CLOEXEC,
