@@ -160,11 +160,14 @@ uint32_t fold_cp_age(uint32_t cp)
 	for (;;) {
 		uint32_t len = (*p & 7u) + 1;
 		age = *p >> 3;
-		if ((*p & 7u) == 7) {
-			len = ((uint32_t)p[1] | (uint32_t)p[2] << 8) + 1;
-			p += 3;
-		} else {
+		if (len < 8) {
 			p += 1;
+		} else if (p[1] != 0xFF) {
+			len += p[1];
+			p += 2;
+		} else {
+			len = ((uint32_t)p[2] | (uint32_t)p[3] << 8) + 1;
+			p += 4;
 		}
 		if (cp < at + len)
 			break;

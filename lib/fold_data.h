@@ -187,9 +187,10 @@ extern const uint32_t fold_nkcf[]; /* pairs: cp, descriptor */
 extern const uint32_t fold_cdelta[]; /* M_CFOLD deltas, two's complement */
 extern const unsigned fold_nnkcf;
 /* Ages of all code points, for fold_cp_age(): runs of (age << 3 | n),
- * n < 7: run of n+1 code points, n == 7: two more bytes hold length-1
- * (little endian).  fold_age_index[cp >> 14] = byte offset of the run
- * holding cp & ~0x3FFF, and fold_age_skip[] how far into it that is. */
+ * n < 7: run of n+1 code points; n == 7: a byte m follows, m < 255: run
+ * of 8+m; m == 255: two more bytes hold length-1 (little endian).
+ * fold_age_index[cp >> 14] = byte offset of the run holding
+ * cp & ~0x3FFF, and fold_age_skip[] how far into it that is. */
 extern const uint8_t fold_age_runs[];
 extern const uint16_t fold_age_index[];
 extern const uint16_t fold_age_skip[];

@@ -878,12 +878,18 @@ static void build_ages(void)
 				age_skip[c >> 14] = (uint16_t)(c - cp);
 			}
 		}
-		if (nage_runs + 3 > 0xFFFF)
+		if (nage_runs + 4 > 0xFFFF)
 			die("age runs too long");
+		/* fold_data.h has the format: most runs are short, and
+		 * nearly all the rest shorter than 262 */
 		if (n < 7) {
 			age_runs[nage_runs++] = (uint8_t)(U.age[cp] << 3 | n);
+		} else if (n - 7 < 0xFF) {
+			age_runs[nage_runs++] = (uint8_t)(U.age[cp] << 3 | 7);
+			age_runs[nage_runs++] = (uint8_t)(n - 7);
 		} else {
 			age_runs[nage_runs++] = (uint8_t)(U.age[cp] << 3 | 7);
+			age_runs[nage_runs++] = 0xFF;
 			age_runs[nage_runs++] = (uint8_t)(n & 0xFF);
 			age_runs[nage_runs++] = (uint8_t)(n >> 8);
 		}
