@@ -511,10 +511,15 @@ static uint32_t compose_at(uint32_t a, uint32_t b, int v)
 	}
 	if (!s)
 		return 0;
-	for (j = comp_start[s - 1]; j < comp_start[s]; j++)
-		if (P_FIRST(pairs[C_PAIR(comp[j])]) == a)
+	/* the second too: seconds past FOLD_COMP_SHARED - 1 share a list
+	 * (none at 15.0; at 17.0 U+114B9 pairs with U+114B0 there and with
+	 * U+114BA) */
+	for (j = comp_start[s - 1]; j < comp_start[s]; j++) {
+		uint32_t q = pairs[C_PAIR(comp[j])];
+		if (P_FIRST(q) == a && P_SECOND(q) == sec_of_cp[b] - 1u)
 			return C_AGE(comp[j]) <= (uint32_t)v ?
 				       (a & 0xF0000) | C_LOW(comp[j]) : 0;
+	}
 	return 0;
 }
 
@@ -572,12 +577,34 @@ static int corrected_or_excluded(uint32_t cp)
 	return 0;
 }
 
+/* Can cp combine with what precedes it through the first code point of
+ * its canonical decomposition at some version: a mark, a conjoining jamo
+ * or somebody's second element?  Never for a composite before Unicode
+ * 16.0; since then, e.g. U+16121 = U+1611E U+1611E, and U+1611E is also
+ * the second of that pair, so U+1611E U+16121 composes to U+16121
+ * U+1611E. */
+static int leads_with_second(uint32_t cp)
+{
+	int v;
+	for (v = U.age[cp]; v <= U.nversions; v++) {
+		struct seq s;
+		uint32_t c;
+		ref_closure(K_D, cp, v, 0, &s);
+		canon_order(&s, v);
+		c = s.n ? s.c[0] : cp;
+		if (c != cp && (ccc_at(c, v) || list_of_cp[c] ||
+				c - 0x1100u < 0x100u))
+			return 1;
+	}
+	return 0;
+}
+
 static int self_level(uint32_t cp)
 {
 	if (!U.age[cp] || U.ccc[cp] || list_of_cp[cp] || U.di[cp] ||
 	    (cp >= SBASE && cp < SBASE + SCOUNT))
 		return 0;
-	if (corrected_or_excluded(cp))
+	if (corrected_or_excluded(cp) || leads_with_second(cp))
 		return 0;
 	if (!self_at_all(cp, K_D, 0))
 		return 0;
