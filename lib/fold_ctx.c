@@ -118,17 +118,8 @@ int fold_encoding_name(const struct fold_ctx *ctx, char *buf, size_t cap)
 
 size_t fold_unicode_versions(const char *const **list)
 {
-	static const char *const names[] = {
-#define V(i) fold_versions[i].name
-		V(0), V(1), V(2), V(3), V(4), V(5), V(6), V(7), V(8),
-		V(9), V(10), V(11), V(12), V(13), V(14), V(15), V(16),
-		V(17), V(18), V(19), V(20), V(21), V(22), V(23), V(24),
-#undef V
-	};
-	_Static_assert(sizeof(names) / sizeof(names[0]) == FOLD_NVERSIONS,
-		       "one name per version");
 	if (list)
-		*list = names;
+		*list = fold_version_names;
 	return FOLD_NVERSIONS;
 }
 

@@ -168,6 +168,7 @@ struct fold_version {
 
 extern const char fold_ucd_version[];
 extern const struct fold_version fold_versions[];
+extern const char *const fold_version_names[]; /* fold_versions[i].name */
 extern const uint8_t fold_top[];
 extern const uint16_t fold_mid[];
 extern const uint16_t fold_leaf[];
@@ -196,7 +197,11 @@ extern const uint16_t fold_age_index[];
 extern const uint16_t fold_age_skip[];
 extern const size_t fold_tables_bytes;
 
+/* Versions in the tables (fold_tables.c asserts it); check-newer-ucd
+ * builds the library with tables of a newer UCD and its count */
+#ifndef FOLD_NVERSIONS
 #define FOLD_NVERSIONS 25
+#endif
 #define FOLD_MAXEXP 18 /* longest expansion in code points (checked) */
 
 /* Hangul syllable arithmetic (Unicode ch. 3.12). */

@@ -42,6 +42,34 @@ const struct fold_version fold_versions[25] = {
 	{ 15, 0, "15.0.0" },
 };
 
+const char *const fold_version_names[25] = {
+	fold_versions[0].name,
+	fold_versions[1].name,
+	fold_versions[2].name,
+	fold_versions[3].name,
+	fold_versions[4].name,
+	fold_versions[5].name,
+	fold_versions[6].name,
+	fold_versions[7].name,
+	fold_versions[8].name,
+	fold_versions[9].name,
+	fold_versions[10].name,
+	fold_versions[11].name,
+	fold_versions[12].name,
+	fold_versions[13].name,
+	fold_versions[14].name,
+	fold_versions[15].name,
+	fold_versions[16].name,
+	fold_versions[17].name,
+	fold_versions[18].name,
+	fold_versions[19].name,
+	fold_versions[20].name,
+	fold_versions[21].name,
+	fold_versions[22].name,
+	fold_versions[23].name,
+	fold_versions[24].name,
+};
+
 const uint8_t fold_top[784] = {
 	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
 	16, 17, 18, 19, 18, 18, 18, 20, 21, 22, 23, 24, 25, 26, 27, 28,

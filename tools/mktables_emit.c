@@ -1261,6 +1261,12 @@ void emit(const char *path)
 		fprintf(out, "\n\t{ %u, %u, \"%u.%u.0\" },", U.vmaj[v],
 			U.vmin[v], U.vmaj[v], U.vmin[v]);
 	fprintf(out, "\n};\n");
+	/* fold_unicode_versions()'s list: pointers, not table bytes */
+	fprintf(out, "\nconst char *const fold_version_names[%d] = {",
+		U.nversions);
+	for (v = 0; v < U.nversions; v++)
+		fprintf(out, "\n\tfold_versions[%d].name,", v);
+	fprintf(out, "\n};\n");
 
 	emit_ints("uint8_t", "fold_top", top, FOLD_NIDX >> FOLD_S1, 1, 16);
 	emit_ints("uint16_t", "fold_mid", mid, nmid, 2, 12);

@@ -107,7 +107,8 @@ static void ascii_charset(void)
 void conf_encoding(void)
 {
 	struct fold_ctx c;
-	char newest[64];
+	char newest[64], past[64];
+	uint32_t nv = lib_newest();
 
 	ck_group("encoding");
 	init_is("utf8", 0);
@@ -115,10 +116,16 @@ void conf_encoding(void)
 	init_is("utf8-12.1.0", 0);
 	init_is("ascii", 0);
 	init_is("utf8-12.1.1", FOLD_EVERSION);
-	init_is("utf8-16.0", FOLD_EVERSION);
+	/* the first version past the tables' (utf8-16.0 at 15.0), and the
+	 * newest one's major.minor with an absurd update number: the
+	 * tables may be another version than this file was written for */
+	snprintf(past, sizeof past, "utf8-%u.0", (unsigned)(nv >> 16) + 1);
+	init_is(past, FOLD_EVERSION);
+	snprintf(past, sizeof past, "utf8-%u.%u.99999999999",
+		 (unsigned)(nv >> 16), (unsigned)(nv >> 8 & 0xFF));
+	init_is(past, FOLD_EVERSION);
 	init_is("utf8-99.0.0", FOLD_EVERSION);
 	init_is("utf8-1234.0", FOLD_EVERSION); /* well formed, however long */
-	init_is("utf8-15.0.99999999999", FOLD_EVERSION);
 	init_is("utf8-12.x", FOLD_ENOENC);
 	init_is("latin1", FOLD_ENOENC);
 	init_is("iso8859-1", FOLD_ENOENC);
