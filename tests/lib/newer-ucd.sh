@@ -1,10 +1,11 @@
 #!/bin/sh
-# newer-ucd.sh BUILD MKTABLES CC CFLAGS OBJ... - suite "lib-newer-ucd":
+# newer-ucd.sh BUILD MKTABLES CC CFLAGS OBJDIR - suite "lib-newer-ucd":
 # libfold with tables generated from a newer Unicode Character Database
 # than lib/fold_tables.c's (Debian's unicode-data $UCD_NEWER, default
 # 17.0.0-2, fetched by tools/fetch-ucd.sh into BUILD), put through the
-# whole conformance suite (OBJ...: its objects, which use fold.h only)
-# against that database.
+# conformance suite against that database and through lib-lanes (the fast
+# lanes against the same library built without them).  OBJDIR holds the
+# objects of both programs that do not depend on the tables.
 #
 # The committed tables stay at one version so that keys never change
 # under a tree; this suite keeps the generator and the stream ready for
@@ -13,9 +14,9 @@
 # element; more seconds than composition lists), and two generator bugs
 # that only such data exposes were found so (session 29).  Skipped,
 # saying why, where the package cannot be had.
+# shellcheck disable=SC2015 # "a && b || fail": fail exits
 set -u
-build=$1 mk=$2 cc=$3 cflags=$4
-shift 4
+build=$1 mk=$2 cc=$3 cflags=$4 objs=$5
 ver=${UCD_NEWER:-17.0.0-2}
 dir=$build/newer-ucd
 fail() {
@@ -39,14 +40,35 @@ n=$(sed -n 's/^_Static_assert(FOLD_NVERSIONS == \([0-9]*\),.*/\1/p' \
 	"$dir/fold_tables.c")
 [ -n "$n" ] || fail "$dir/fold_tables.c states no version count"
 echo "lib-newer-ucd: $(tail -n 1 "$dir/mktables.log" | sed 's/^mktables: //')"
-for f in lib/fold_ctx.c lib/fold_utf8.c lib/fold_stream.c lib/fold_key.c \
-	lib/fold_cmp.c lib/fold_hash.c "$dir/fold_tables.c"; do
-	o=$dir/$(basename "$f" .c).o
+srcs="lib/fold_ctx.c lib/fold_utf8.c lib/fold_stream.c lib/fold_key.c
+	lib/fold_cmp.c lib/fold_hash.c $dir/fold_tables.c"
+mkdir -p "$dir/lanes" "$dir/nolanes" || fail "cannot create $dir/*"
+for f in $srcs; do
+	b=$(basename "$f" .c)
 	# shellcheck disable=SC2086 # CFLAGS is a list of words
-	$cc $cflags -DFOLD_NVERSIONS="$n" -c -o "$o" "$f" ||
+	$cc $cflags -DFOLD_NVERSIONS="$n" -c -o "$dir/lanes/$b.o" "$f" &&
+		$cc $cflags -DFOLD_NVERSIONS="$n" -DFOLD_NO_LANES \
+			-c -o "$dir/nolanes/$b.o" "$f" ||
 		fail "cannot compile $f against the tables of $ucd"
 done
-$cc -o "$dir/test-conformance" "$@" "$dir"/*.o || fail "cannot link"
+# the reference copy as lib-lanes links it (tests/lib/suite.mk)
+ld -r -o "$dir/ref.all.o" "$dir"/nolanes/*.o &&
+	objcopy --localize-hidden "$dir/ref.all.o" "$dir/ref.loc.o" &&
+	nm -g --defined-only "$dir/ref.loc.o" |
+	awk '{ print $3, "ref_" $3 }' >"$dir/ref.syms" &&
+	objcopy --redefine-syms="$dir/ref.syms" "$dir/ref.loc.o" \
+		"$dir/fold-ref.o" || fail "cannot make the reference copy"
+# shellcheck disable=SC2086
+$cc $cflags -DFOLD_NVERSIONS="$n" -Itests/lib -c -o "$dir/test-lanes.o" \
+	tests/lib/test-lanes.c || fail "cannot compile test-lanes.c"
+c=$objs
+$cc -o "$dir/test-conformance" "$c/test-conformance.o" "$c/conf-util.o" \
+	"$c/conf-normtest.o" "$c/conf-casefold.o" "$c/conf-closure.o" \
+	"$c/conf-canon.o" "$c/conf-version.o" "$c/conf-vectors.o" \
+	"$c/conf-encoding.o" "$c/check.o" "$c/ucd.o" "$dir"/lanes/*.o &&
+	$cc -o "$dir/test-lanes" "$dir/test-lanes.o" "$c/check.o" \
+		"$c/siphash.o" "$dir/fold-ref.o" "$dir"/lanes/*.o ||
+	fail "cannot link"
 nt=$ucd/NormalizationTest.txt
 if [ -f "$nt.bz2" ]; then
 	bzcat "$nt.bz2" >"$dir/NormalizationTest.txt"
@@ -55,4 +77,21 @@ elif [ -f "$nt.gz" ]; then
 else
 	cp "$nt" "$dir/NormalizationTest.txt"
 fi || fail "no NormalizationTest.txt in $ucd"
-"$dir/test-conformance" --ucd "$ucd" --normtest "$dir/NormalizationTest.txt"
+# both programs, then their counts summed into the suite's line
+tp=0 tf=0
+for run in "test-conformance --ucd $ucd --normtest $dir/NormalizationTest.txt" \
+	"test-lanes"; do
+	# shellcheck disable=SC2086 # the command and its arguments
+	"$dir"/$run >"$dir/out" 2>&1
+	rc=$?
+	cat "$dir/out"
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$dir/out" | tail -n 1)
+	[ -n "$line" ] || line="0 passed, 1 failed"
+	[ "$rc" -eq 0 ] || case $line in *" 0 failed") line="0 passed, 1 failed" ;; esac
+	tp=$((tp + ${line%% passed*}))
+	f=${line#*passed, }
+	tf=$((tf + ${f%% failed*}))
+done
+echo "lib-newer-ucd: the conformance suite and lib-lanes with tables of UCD ${ver%-*}"
+echo "$tp passed, $tf failed"
+[ "$tf" -eq 0 ]

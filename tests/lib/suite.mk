@@ -8,7 +8,8 @@
 #   check-lib-kernel       the "ext4" equivalence against the Linux kernel's
 #                          own fs/unicode code (fetched: kernel-src.sh)
 #   check-lib-asan         the four above under clang ASan+UBSan (build-asan)
-#   check-lib-newer-ucd    lib-conformance with tables from a newer UCD
+#   check-lib-newer-ucd    lib-conformance and -lanes with tables from a
+#                          newer UCD (fetched: tools/fetch-ucd.sh)
 #   check-lib-bigendian    lib-invalid, -lanes, -conformance and tools-norm
 #                          cross-built for s390x, run under qemu (sampled
 #                          unless BE_QUICK=0)
@@ -56,16 +57,17 @@ check-lib-conformance: $(TEST_LIB_CONF) $(NORMTEST)
 	$(TEST_LIB_CONF) --ucd $(UCD) --normtest $(NORMTEST)
 
 # --- lib-newer-ucd ---------------------------------------------------------
-# The conformance suite again, against libfold with tables generated from a
-# newer Debian unicode-data than lib/fold_tables.c's (UCD_NEWER, a Debian
-# package version; fetched once per build tree): tests/lib/newer-ucd.sh.
+# lib-conformance and lib-lanes again, against libfold with tables generated
+# from a newer Debian unicode-data than lib/fold_tables.c's (UCD_NEWER, a
+# Debian package version; fetched once per build tree):
+# tests/lib/newer-ucd.sh.
 UCD_NEWER ?= 17.0.0-2
 CHECK_SUITES += lib-newer-ucd
 .PHONY: check-lib-newer-ucd
-check-lib-newer-ucd: $(MKTABLES) $(TEST_LIB_CONF_OBJS) $(TL_COMMON)
+check-lib-newer-ucd: $(MKTABLES) $(TEST_LIB_CONF_OBJS) $(TL_COMMON) \
+		$(TL_OBJ)/siphash.o
 	@UCD_NEWER=$(UCD_NEWER) sh tests/lib/newer-ucd.sh $(BUILD) $(MKTABLES) \
-		"$(CC)" "$(CFLAGS_BASE) $(LIBFOLD_CFLAGS)" \
-		$(TEST_LIB_CONF_OBJS) $(TL_COMMON)
+		"$(CC)" "$(CFLAGS_BASE) $(LIBFOLD_CFLAGS)" $(TL_OBJ)
 
 # --- lib-invalid -----------------------------------------------------------
 TEST_LIB_INVALID := $(BUILD)/test-lib-invalid
