@@ -20,8 +20,8 @@ if [ -z "$want" ]; then
 	exit 1
 fi
 if [ "$have" != "$want" ]; then
-	echo "tables: lib/fold_tables.c is from UCD $want, $ucd is ${have:-absent}: fetching Debian's unicode-data $want-1"
-	if ! got=$(sh tools/fetch-ucd.sh "$want-1" "$build/ucd-$want" 2>&1); then
+	echo "tables: lib/fold_tables.c is from UCD $want, $ucd is ${have:-absent}: fetching Debian's unicode-data $want"
+	if ! got=$(sh tools/fetch-ucd.sh "$want" "$build/ucd-$want" 2>&1); then
 		echo "tables: skipped: no UCD $want here (unicode-data ${have:-not installed}) and $got"
 		echo "0 passed, 0 failed"
 		exit 0

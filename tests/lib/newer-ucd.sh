@@ -1,8 +1,8 @@
 #!/bin/sh
 # newer-ucd.sh BUILD MKTABLES CC CFLAGS OBJDIR - suite "lib-newer-ucd":
 # libfold with tables generated from a newer Unicode Character Database
-# than lib/fold_tables.c's (Debian's unicode-data $UCD_NEWER, default
-# 17.0.0-2, fetched by tools/fetch-ucd.sh into BUILD), put through the
+# than lib/fold_tables.c's (Debian's unicode-data of $UCD_NEWER, default
+# 17.0.0, fetched by tools/fetch-ucd.sh into BUILD), put through the
 # conformance suite against that database and through lib-lanes (the fast
 # lanes against the same library built without them).  OBJDIR holds the
 # objects of both programs that do not depend on the tables.
@@ -17,7 +17,7 @@
 # shellcheck disable=SC2015 # "a && b || fail": fail exits
 set -u
 build=$1 mk=$2 cc=$3 cflags=$4 objs=$5
-ver=${UCD_NEWER:-17.0.0-2}
+ver=${UCD_NEWER:-17.0.0}
 dir=$build/newer-ucd
 fail() {
 	echo "lib-newer-ucd: FAIL: $*"
@@ -38,7 +38,10 @@ if ! "$mk" "$ucd" "$dir/fold_tables.c" 2>"$dir/mktables.log"; then
 fi
 n=$(sed -n 's/^_Static_assert(FOLD_NVERSIONS == \([0-9]*\),.*/\1/p' \
 	"$dir/fold_tables.c")
-[ -n "$n" ] || fail "$dir/fold_tables.c states no version count"
+uv=$(sed -n 's/^const char fold_ucd_version\[\] = "\(.*\)";$/\1/p' \
+	"$dir/fold_tables.c")
+[ -n "$n" ] && [ -n "$uv" ] ||
+	fail "$dir/fold_tables.c states no version count or UCD version"
 echo "lib-newer-ucd: $(tail -n 1 "$dir/mktables.log" | sed 's/^mktables: //')"
 srcs="lib/fold_ctx.c lib/fold_utf8.c lib/fold_stream.c lib/fold_key.c
 	lib/fold_cmp.c lib/fold_hash.c $dir/fold_tables.c"
@@ -92,6 +95,6 @@ for run in "test-conformance --ucd $ucd --normtest $dir/NormalizationTest.txt" \
 	f=${line#*passed, }
 	tf=$((tf + ${f%% failed*}))
 done
-echo "lib-newer-ucd: the conformance suite and lib-lanes with tables of UCD ${ver%-*}"
+echo "lib-newer-ucd: the conformance suite and lib-lanes with tables of UCD $uv"
 echo "$tp passed, $tf failed"
 [ "$tf" -eq 0 ]

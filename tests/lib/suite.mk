@@ -59,9 +59,9 @@ check-lib-conformance: $(TEST_LIB_CONF) $(NORMTEST)
 # --- lib-newer-ucd ---------------------------------------------------------
 # lib-conformance and lib-lanes again, against libfold with tables generated
 # from a newer Debian unicode-data than lib/fold_tables.c's (UCD_NEWER, a
-# Debian package version; fetched once per build tree):
+# Unicode or Debian package version; fetched once per build tree):
 # tests/lib/newer-ucd.sh.
-UCD_NEWER ?= 17.0.0-2
+UCD_NEWER ?= 17.0.0
 CHECK_SUITES += lib-newer-ucd
 .PHONY: check-lib-newer-ucd
 check-lib-newer-ucd: $(MKTABLES) $(TEST_LIB_CONF_OBJS) $(TL_COMMON) \
