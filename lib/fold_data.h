@@ -197,8 +197,8 @@ extern const uint16_t fold_age_index[];
 extern const uint16_t fold_age_skip[];
 extern const size_t fold_tables_bytes;
 
-/* Versions in the tables (fold_tables.c asserts it); check-newer-ucd
- * builds the library with tables of a newer UCD and its count */
+/* Versions in the tables (fold_tables.c asserts it); suite lib-newer-ucd
+ * builds the library with a newer UCD's tables and their count */
 #ifndef FOLD_NVERSIONS
 #define FOLD_NVERSIONS 25
 #endif

@@ -512,7 +512,7 @@ static uint32_t compose_at(uint32_t a, uint32_t b, int v)
 	if (!s)
 		return 0;
 	/* the second too: seconds past FOLD_COMP_SHARED - 1 share a list
-	 * (none at 15.0; at 17.0 U+114B9 pairs with U+114B0 there and with
+	 * (none up to 15.1; at 17.0 U+114B9 pairs with U+114B0 there and with
 	 * U+114BA) */
 	for (j = comp_start[s - 1]; j < comp_start[s]; j++) {
 		uint32_t q = pairs[C_PAIR(comp[j])];
@@ -579,10 +579,11 @@ static int corrected_or_excluded(uint32_t cp)
 
 /* Can cp combine with what precedes it through the first code point of
  * its canonical decomposition at some version: a mark, a conjoining jamo
- * or somebody's second element?  Never for a composite before Unicode
- * 16.0; since then, e.g. U+16121 = U+1611E U+1611E, and U+1611E is also
- * the second of that pair, so U+1611E U+16121 composes to U+16121
- * U+1611E. */
+ * or somebody's second element?  Up to Unicode 15.1 no code point that
+ * is its own key has such a decomposition (their tables are the same
+ * without this test); 16.0 brought U+16121 = U+1611E U+1611E, where
+ * U+1611E is also that pair's second, so U+1611E U+16121 composes to
+ * U+16121 U+1611E. */
 static int leads_with_second(uint32_t cp)
 {
 	int v;
