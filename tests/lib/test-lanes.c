@@ -141,6 +141,16 @@ static const char *const pieces[] = {
 	/* ignorables (incl. reserved ones), ZWJ, variation selectors */
 	"\xC2\xAD", "\xE2\x80\x8B", "\xE2\x80\x8D", "\xEF\xB8\x8F",
 	"\xF3\xA0\x80\x81", "\xE2\x81\xA5", "\xEF\xBF\xB0",
+	/* starters that compose with the starter before them (Tirhuta,
+	 * 7.0: U+114B9 U+114BA -> U+114BB) and, from 16.0, composites whose
+	 * decomposition starts with such a second: Gurung Khema U+16121 =
+	 * U+1611E U+1611E, U+16124 = U+16129 U+1611F; Kirat Rai U+16D69 =
+	 * U+16D63 U+16D67, U+16D6A = U+16D69 U+16D67 (unassigned at 15.0:
+	 * lib-newer-ucd runs this program with newer tables) */
+	"\xF0\x91\x92\xB9", "\xF0\x91\x92\xBA", "\xF0\x91\x92\xBB",
+	"\xF0\x96\x84\x9E", "\xF0\x96\x84\xA1", "\xF0\x96\x84\xA4",
+	"\xF0\x96\x84\xA9", "\xF0\x96\xB5\xA3", "\xF0\x96\xB5\xA7",
+	"\xF0\x96\xB5\xA9", "\xF0\x96\xB5\xAA",
 	/* emoji and other 4-byte code points, late assignments */
 	"\xF0\x9F\x8E\x89", "\xE2\x9D\xA4", "\xF0\x9F\x8F\xBD",
 	"\xF0\x9F\x98\x80", "\xE0\xA1\xA0", "\xF0\x9E\xA4\x80",
