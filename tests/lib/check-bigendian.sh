@@ -102,7 +102,7 @@ rm -f "$B/libfold.a"
 # shellcheck disable=SC2086
 $T-ar rcs "$B/libfold.a" $LIB_OBJS
 
-# the reference copy without fast lanes (tests/lib/suite.mk, $(TL_REF)):
+# the reference copy without fast lanes (tests/lib/mkref.sh, as lib-lanes):
 # one relocatable object, internal (hidden) symbols made local, the API
 # renamed ref_fold_*
 REF_OBJS=""
@@ -114,11 +114,7 @@ done
 REF=$B/obj/tests/fold-ref.o
 echo "  REF   $REF"
 # shellcheck disable=SC2086
-$T-ld -r -o "$REF.all.o" $REF_OBJS
-$T-objcopy --localize-hidden "$REF.all.o" "$REF.loc.o"
-$T-nm -g --defined-only "$REF.loc.o" | awk '{ print $3, "ref_" $3 }' >"$REF.syms"
-$T-objcopy --redefine-syms="$REF.syms" "$REF.loc.o" "$REF"
-rm -f "$REF.all.o" "$REF.loc.o" "$REF.syms"
+LD=$T-ld OBJCOPY=$T-objcopy NM=$T-nm sh tests/lib/mkref.sh "$REF" $REF_OBJS
 
 # the test programs
 for t in check ucd test-invalid test-lanes $CONF_SRCS; do

@@ -55,12 +55,8 @@ for f in $srcs; do
 		fail "cannot compile $f against the tables of $ucd"
 done
 # the reference copy as lib-lanes links it (tests/lib/suite.mk)
-ld -r -o "$dir/ref.all.o" "$dir"/nolanes/*.o &&
-	objcopy --localize-hidden "$dir/ref.all.o" "$dir/ref.loc.o" &&
-	nm -g --defined-only "$dir/ref.loc.o" |
-	awk '{ print $3, "ref_" $3 }' >"$dir/ref.syms" &&
-	objcopy --redefine-syms="$dir/ref.syms" "$dir/ref.loc.o" \
-		"$dir/fold-ref.o" || fail "cannot make the reference copy"
+sh tests/lib/mkref.sh "$dir/fold-ref.o" "$dir"/nolanes/*.o ||
+	fail "cannot make the reference copy"
 # shellcheck disable=SC2086
 $cc $cflags -DFOLD_NVERSIONS="$n" -Itests/lib -c -o "$dir/test-lanes.o" \
 	tests/lib/test-lanes.c || fail "cannot compile test-lanes.c"

@@ -106,12 +106,8 @@ $(TL_OBJ)/nolanes/%.o: lib/%.c $(LIBFOLD_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) -DFOLD_NO_LANES -c -o $@ $<
 
-$(TL_REF): $(TL_REF_OBJS)
-	$(LD) -r -o $@.all.o $(TL_REF_OBJS)
-	objcopy --localize-hidden $@.all.o $@.loc.o
-	nm -g --defined-only $@.loc.o | awk '{ print $$3, "ref_" $$3 }' >$@.syms
-	objcopy --redefine-syms=$@.syms $@.loc.o $@
-	rm -f $@.all.o $@.loc.o $@.syms
+$(TL_REF): $(TL_REF_OBJS) tests/lib/mkref.sh
+	LD=$(LD) sh tests/lib/mkref.sh $@ $(TL_REF_OBJS)
 
 # bench/lib's SipHash-1-3, an implementation apart from fold_hash.c's
 $(TL_OBJ)/siphash.o: bench/lib/siphash.c bench/lib/siphash.h
