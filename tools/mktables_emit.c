@@ -577,13 +577,19 @@ static int corrected_or_excluded(uint32_t cp)
 	return 0;
 }
 
+/* Can c combine with something before it at version v: is it a mark,
+ * somebody's second element or a conjoining jamo? */
+static int combines_back(uint32_t c, int v)
+{
+	return ccc_at(c, v) || list_of_cp[c] || c - 0x1100u < 0x100u;
+}
+
 /* Can cp combine with what precedes it through the first code point of
- * its canonical decomposition at some version: a mark, a conjoining jamo
- * or somebody's second element?  Up to Unicode 15.1 no code point that
- * is its own key has such a decomposition (their tables are the same
- * without this test); 16.0 brought U+16121 = U+1611E U+1611E, where
- * U+1611E is also that pair's second, so U+1611E U+16121 composes to
- * U+16121 U+1611E. */
+ * its canonical decomposition at some version (combines_back)?  Up to
+ * Unicode 15.1 no code point that is its own key has such a
+ * decomposition (their tables are the same without this test); 16.0
+ * brought U+16121 = U+1611E U+1611E, where U+1611E is also that pair's
+ * second, so U+1611E U+16121 composes to U+16121 U+1611E. */
 static int leads_with_second(uint32_t cp)
 {
 	int v;
@@ -593,8 +599,7 @@ static int leads_with_second(uint32_t cp)
 		ref_closure(K_D, cp, v, 0, &s);
 		canon_order(&s, v);
 		c = s.n ? s.c[0] : cp;
-		if (c != cp && (ccc_at(c, v) || list_of_cp[c] ||
-				c - 0x1100u < 0x100u))
+		if (c != cp && combines_back(c, v))
 			return 1;
 	}
 	return 0;
@@ -768,13 +773,11 @@ static int boundary_before(uint32_t cp)
 	for (v = 1; v <= U.nversions; v++)
 		for (k = 0; k < 3; k++) {
 			struct seq s;
-			uint32_t c;
 			ref_closure(kinds[k], cp, v, kinds[k] == K_CFK, &s);
 			canon_order(&s, v);
 			if (!s.n)
 				return 0;
-			c = s.c[0];
-			if (ccc_at(c, v) || list_of_cp[c] || c - 0x1100u < 0x100u)
+			if (combines_back(s.c[0], v))
 				return 0;
 		}
 	return 1;
