@@ -1,11 +1,12 @@
 #!/bin/sh
-# newer-ucd.sh BUILD MKTABLES CC CFLAGS OBJDIR - suite "lib-newer-ucd":
+# newer-ucd.sh BUILD MKTABLES CC CFLAGS - suite "lib-newer-ucd":
 # libfold with tables generated from a newer Unicode Character Database
 # than lib/fold_tables.c's (Debian's unicode-data of $UCD_NEWER, default
 # 17.0.0, fetched by tools/fetch-ucd.sh into BUILD), put through the
 # conformance suite against that database and through lib-lanes (the fast
-# lanes against the same library built without them).  OBJDIR holds the
-# objects of both programs that do not depend on the tables.
+# lanes against the same library built without them).  $CONF_OBJS and
+# $LANES_OBJS, from tests/lib/suite.mk, are what the two programs link
+# with besides the library: objects that do not depend on the tables.
 #
 # The committed tables stay at one version so that keys never change
 # under a tree; this suite keeps the generator and the stream ready for
@@ -16,7 +17,7 @@
 # saying why, where the package cannot be had.
 # shellcheck disable=SC2015 # "a && b || fail": fail exits
 set -u
-build=$1 mk=$2 cc=$3 cflags=$4 objs=$5
+build=$1 mk=$2 cc=$3 cflags=$4
 ver=${UCD_NEWER:-17.0.0}
 dir=$build/newer-ucd
 fail() {
@@ -60,13 +61,10 @@ sh tests/lib/mkref.sh "$dir/fold-ref.o" "$dir"/nolanes/*.o ||
 # shellcheck disable=SC2086
 $cc $cflags -DFOLD_NVERSIONS="$n" -Itests/lib -c -o "$dir/test-lanes.o" \
 	tests/lib/test-lanes.c || fail "cannot compile test-lanes.c"
-c=$objs
-$cc -o "$dir/test-conformance" "$c/test-conformance.o" "$c/conf-util.o" \
-	"$c/conf-normtest.o" "$c/conf-casefold.o" "$c/conf-closure.o" \
-	"$c/conf-canon.o" "$c/conf-version.o" "$c/conf-vectors.o" \
-	"$c/conf-encoding.o" "$c/check.o" "$c/ucd.o" "$dir"/lanes/*.o &&
-	$cc -o "$dir/test-lanes" "$dir/test-lanes.o" "$c/check.o" \
-		"$c/siphash.o" "$dir/fold-ref.o" "$dir"/lanes/*.o ||
+# shellcheck disable=SC2086 # lists of objects
+$cc -o "$dir/test-conformance" $CONF_OBJS "$dir"/lanes/*.o &&
+	$cc -o "$dir/test-lanes" "$dir/test-lanes.o" $LANES_OBJS \
+		"$dir/fold-ref.o" "$dir"/lanes/*.o ||
 	fail "cannot link"
 nt=$ucd/NormalizationTest.txt
 if [ -f "$nt.bz2" ]; then

@@ -41,6 +41,8 @@ $(TL_OBJ)/%.o: tests/lib/%.cpp $(TL_HDRS)
 	$(CXX) $(TL_CXXFLAGS) -c -o $@ $<
 
 TL_COMMON := $(TL_OBJ)/check.o $(TL_OBJ)/ucd.o
+# what test-lanes.o links with besides the two copies of the library
+TL_LANES_OBJS := $(TL_OBJ)/check.o $(TL_OBJ)/siphash.o
 
 # --- lib-conformance -------------------------------------------------------
 TEST_LIB_CONF := $(BUILD)/test-lib-conformance
@@ -65,9 +67,10 @@ UCD_NEWER ?= 17.0.0
 CHECK_SUITES += lib-newer-ucd
 .PHONY: check-lib-newer-ucd
 check-lib-newer-ucd: $(MKTABLES) $(TEST_LIB_CONF_OBJS) $(TL_COMMON) \
-		$(TL_OBJ)/siphash.o
-	@UCD_NEWER=$(UCD_NEWER) sh tests/lib/newer-ucd.sh $(BUILD) $(MKTABLES) \
-		"$(CC)" "$(CFLAGS_BASE) $(LIBFOLD_CFLAGS)" $(TL_OBJ)
+		$(TL_LANES_OBJS)
+	@UCD_NEWER=$(UCD_NEWER) CONF_OBJS="$(TEST_LIB_CONF_OBJS) $(TL_COMMON)" \
+		LANES_OBJS="$(TL_LANES_OBJS)" sh tests/lib/newer-ucd.sh \
+		$(BUILD) $(MKTABLES) "$(CC)" "$(CFLAGS_BASE) $(LIBFOLD_CFLAGS)"
 
 # --- lib-invalid -----------------------------------------------------------
 TEST_LIB_INVALID := $(BUILD)/test-lib-invalid
@@ -114,8 +117,8 @@ $(TL_OBJ)/siphash.o: bench/lib/siphash.c bench/lib/siphash.h
 	@mkdir -p $(@D)
 	$(CC) $(TL_CFLAGS) -Ibench/lib -c -o $@ $<
 
-$(TEST_LIB_LANES): $(TL_OBJ)/test-lanes.o $(TL_OBJ)/check.o \
-		$(TL_OBJ)/siphash.o $(TL_REF) $(LIBFOLD_A)
+$(TEST_LIB_LANES): $(TL_OBJ)/test-lanes.o $(TL_LANES_OBJS) $(TL_REF) \
+		$(LIBFOLD_A)
 	$(CC) $(LDFLAGS_BASE) -o $@ $^
 
 CHECK_SUITES += lib-lanes
