@@ -8,8 +8,12 @@
 #   check-fs-coherence  kernel cache coherence under concurrency, per cache=
 #   check-fs-source     changes in SOURCE / by a second mount reach the view
 #   check-fs-posix      POSIX sanity in folding and plain dirs, allow_other
-#   check-fs-otherfs    the four suites and "check" on xfs, btrfs, overlay
-#   check-fs-asan       the four suites again, against an ASan+UBSan daemon
+#   check-fs-stress     stress-ng's file system stressors in both kinds of
+#                       directory: no failure, nothing left, no descriptor kept
+#   check-fs-otherfs    the four suites, fs-stress and "check" on xfs, btrfs,
+#                       overlay
+#   check-fs-asan       the four suites and fs-stress again, against an
+#                       ASan+UBSan daemon
 #   check-fs-tsan       and against a ThreadSanitizer daemon
 
 # The programs find their helper scripts (sqlite-count.py) in FSTEST_SRCDIR,
@@ -31,11 +35,12 @@ $(FSTEST_EXES): $(FSTEST_BIN)/%: $(FSTEST_OBJ)/%.o $(FSTEST_OBJ)/harness.o | $(F
 	$(CC) -o $@ $^ $(LDFLAGS_BASE)
 
 .PHONY: fstest-progs check-fs-basic check-fs-coherence check-fs-source \
-	check-fs-posix check-fs-otherfs check-fs-asan check-fs-tsan
+	check-fs-posix check-fs-stress check-fs-otherfs check-fs-asan \
+	check-fs-tsan
 fstest-progs: $(FSTEST_EXES)
 
-CHECK_SUITES += fs-basic fs-coherence fs-source fs-posix fs-otherfs fs-asan \
-  fs-tsan
+CHECK_SUITES += fs-basic fs-coherence fs-source fs-posix fs-stress fs-otherfs \
+  fs-asan fs-tsan
 
 # (fs-basic also runs fs-source and fs-posix, to check their --only)
 check-fs-basic: $(addprefix $(FSTEST_BIN)/,fs-basic fs-source fs-posix) $(FSTEST_DAEMON) \
@@ -50,6 +55,10 @@ check-fs-source: $(FSTEST_BIN)/fs-source $(FSTEST_DAEMON)
 
 check-fs-posix: $(FSTEST_BIN)/fs-posix $(FSTEST_DAEMON)
 	@$(FSTEST_RUN) 240 $(FSTEST_BIN)/fs-posix --foldfs $(FSTEST_DAEMON)
+
+# A third party's idea of what a file system must survive (tests/fs/stress.sh)
+check-fs-stress: $(FSTEST_DAEMON)
+	@$(FSTEST_RUN) 240 sh tests/fs/stress.sh --foldfs $(FSTEST_DAEMON)
 
 # The file systems foldfs is for (no casefolding in their kernels) as
 # SOURCE, on loop images (tests/fs/otherfs.sh; xfsprogs, btrfs-progs),
@@ -75,7 +84,8 @@ define FS_SAN_SUITE
 	  "$(FSTEST_RUN) 400 $(FSTEST_BIN)/fs-posix --foldfs $(1)/foldfs" \
 	  "$(FSTEST_RUN) 400 $(FSTEST_BIN)/fs-source --foldfs $(1)/foldfs" \
 	  "$(FSTEST_RUN) 600 $(FSTEST_BIN)/fs-coherence --foldfs $(1)/foldfs \
-	    --parts workers,pair,cwd"
+	    --parts workers,pair,cwd" \
+	  "$(FSTEST_RUN) 300 sh tests/fs/stress.sh --foldfs $(1)/foldfs"
 endef
 
 # ASan+UBSan: leaks, memory errors, undefined behaviour (fs-coherence:

@@ -1,0 +1,151 @@
+#!/bin/sh
+# stress.sh --foldfs PATH --root DIR [--watchdog SECS] [--seconds N] -
+# stress-ng's file system stressors (a third party's idea of what a file
+# system must survive: aio, leases, dnotify/inotify, sendfile, hole
+# punching, RLIMIT_FSIZE, lock storms, deep and wide trees, names of every
+# byte...) through a foldfs view, in a folding directory (chattr +F) and
+# then a plain one of the same mount, all 42 at once for N seconds
+# (default 8), with stress-ng's own data verification.  Then: nothing
+# may be left in SOURCE, the daemon must hold no more descriptors than
+# before once the kernel has forgotten the inodes (FORGET closes them),
+# and it must exit 0 at the unmount (a sanitizer build exits non-zero on a
+# report).  Run by tests/fs/run.sh, which gives the scratch dir and
+# cleans up.  Needs root (drop_caches), /dev/fuse and stress-ng.
+#
+# Not run: inode-flags and chattr reset a directory's flags with
+# FS_IOC_SETFLAGS 0, which a non-empty folding directory refuses as ext4
+# refuses it for a non-empty casefold directory (chattr: natively too);
+# io-uring's STATX fails on this kernel natively as well; the rest of
+# stress-ng's file system class needs other file systems (verity, fiemap,
+# bind-mount, fanotify's mount marks) or is not about files.
+set -u
+foldfs="" root="" secs=8
+while [ $# -gt 0 ]; do
+	case $1 in
+	--foldfs) foldfs=$2; shift 2 ;;
+	--root) root=$2; shift 2 ;;
+	--watchdog) shift 2 ;; # run.sh's timeout bounds us
+	--seconds) secs=$2; shift 2 ;;
+	-h | --help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	*) echo "stress.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+	esac
+done
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "ok   $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+finish() { echo "$pass passed, $fail failed"; exit $((fail != 0)); }
+if [ -z "$foldfs" ] || [ -z "$root" ]; then
+	echo "usage: stress.sh --foldfs PATH --root DIR [--seconds N]" >&2
+	exit 2
+fi
+if ! command -v stress-ng >/dev/null 2>&1; then
+	bad "stress-ng is not installed (apt-get install stress-ng; make check installs it)"
+	finish
+fi
+
+stressors="access aio chdir chmod chown copy-file dentry dir dirdeep dirmany
+dnotify fallocate fcntl file-ioctl filename flock fpunch fsize fstat getdent
+handle hdd inotify io iomix lease link locka lockf lockofd mknod msync open
+readahead rename seek sendfile symlink sync-file touch utime xattr"
+# sizes kept small: the point is the mix of calls, not the disk
+sizes="--hdd-bytes 16M --iomix-bytes 16M --fallocate-bytes 16M
+--sync-file-bytes 16M --copy-file-bytes 128M --msync-bytes 16M
+--seek-size 16M --readahead-bytes 16M --sendfile-size 1M"
+
+src=$root/src mnt=$root/mnt
+mkdir -p "$src" "$mnt" || { bad "cannot make $src, $mnt"; finish; }
+"$foldfs" "$src" "$mnt" -f >"$root/daemon.log" 2>&1 &
+dpid=$!
+echo "$dpid" >>"$root/pids" # run.sh kills it if we die
+mounted() { awk -v m="$mnt" '$5 == m { f = 1 } END { exit !f }' /proc/self/mountinfo; }
+i=0
+while ! mounted; do
+	i=$((i + 1))
+	if [ "$i" -gt 100 ] || ! kill -0 "$dpid" 2>/dev/null; then
+		bad "foldfs did not mount $mnt:"
+		sed 's/^/    /' "$root/daemon.log"
+		finish
+	fi
+	sleep 0.1
+done
+mkdir "$mnt/fold" "$mnt/plain" && chattr +F "$mnt/fold" &&
+	lsattr -d "$mnt/fold" | grep -q '^[^ ]*F' ||
+	{ bad "could not make a folding directory"; finish; }
+
+# The daemon's descriptors but libfuse's per-thread splice pipes (as many
+# as worker threads happen to exist), /dev/null (daemonizing) and those of
+# SOURCE's root itself: the root node's and the reserve pool of creating
+# calls (ops_entry.c: duplicates of it, up to 32, kept by design).
+fds() {
+	for f in /proc/"$dpid"/fd/*; do readlink "$f"; done 2>/dev/null |
+		grep -v -x -F -e /dev/null -e "$src" | grep -v '^pipe:'
+}
+forget() { sync; echo 2 >/proc/sys/vm/drop_caches; sleep 1; }
+forget
+before=$(fds | wc -l)
+
+for d in fold plain; do
+	log=$root/stress-$d.log
+	# shellcheck disable=SC2086
+	(cd "$mnt/$d" && stress-ng --temp-path "$mnt/$d" --verify -t "$secs" \
+		--metrics-brief \
+		$(for s in $stressors; do printf -- '--%s 1 ' "$s"; done) \
+		$sizes) >"$log" 2>&1
+	rc=$?
+	nfail=0
+	for s in $stressors; do
+		if grep -Eq -e "fail: +\[[0-9]+\] $s:" \
+			-e "\($s\) terminated with an error" "$log"; then
+			bad "$d: stressor $s:"
+			grep -E -e "\[[0-9]+\] $s:" -e "\($s\)" "$log" |
+				head -n 5 | sed 's/^/    /'
+			nfail=$((nfail + 1))
+		elif grep -Eq "\[[0-9]+\] $s: .*skipping stressor" "$log"; then
+			echo "skip $d: stressor $s: $(grep -E "\[[0-9]+\] $s: .*skipping" "$log" |
+				head -n 1 | sed 's/.*\] //')"
+		elif grep -Eq "metrc: +\[[0-9]+\] $s +[0-9]" "$log"; then
+			ok "$d: stressor $s"
+		else
+			bad "$d: stressor $s did not run"
+			nfail=$((nfail + 1))
+		fi
+	done
+	if [ "$rc" -ne 0 ] && [ "$nfail" -eq 0 ]; then
+		bad "$d: stress-ng exited $rc:"
+		tail -n 5 "$log" | sed 's/^/    /'
+	fi
+	left=$(find "$src/$d" -mindepth 1 2>/dev/null | head -n 3)
+	if [ -z "$left" ]; then
+		ok "$d: nothing left in SOURCE"
+	else
+		bad "$d: left in SOURCE: $(echo "$left" | tr '\n' ' ')"
+	fi
+done
+
+# FORGET comes as the kernel drops the inodes: give it a few rounds.  Two
+# more are allowed: an indexed directory's node (fold, plain) may stay.
+i=0
+while forget; after=$(fds | wc -l); [ "$after" -gt $((before + 2)) ]; do
+	i=$((i + 1))
+	[ "$i" -lt 5 ] || break
+done
+if [ "$after" -le $((before + 2)) ]; then
+	ok "descriptors held by the daemon: $before before, $after after"
+else
+	bad "the daemon holds $after descriptors, $before before the run:"
+	fds | sort | uniq -c | sort -rn | head -n 8 | sed 's/^/    /'
+fi
+if fusermount3 -u "$mnt"; then
+	ok "unmounted"
+else
+	bad "fusermount3 -u $mnt failed"
+fi
+wait "$dpid"
+rc=$?
+if [ "$rc" -eq 0 ]; then
+	ok "foldfs exited 0"
+else
+	bad "foldfs exited $rc:"
+	tail -n 40 "$root/daemon.log" | sed 's/^/    /'
+fi
+finish
