@@ -3004,6 +3004,40 @@ out:
 	t_umount(&a);
 }
 
+/* Under -o casefold F cannot be cleared (EPERM), and a change of flags
+ * that would clear it changes no other flag either, as ext4 refuses a
+ * change for a non-empty casefold directory as a whole: chattr =A, or a
+ * program resetting the flags to 0 (stress-ng's inode-flags).  A change
+ * that keeps F (chattr +A, -A) works. */
+static void sec_casefold_all_flags(struct t_mount *m)
+{
+	const char *d = t_path(m->mnt, "flags-d"), *sd = t_path(m->src, "flags-d");
+	int fl = 0;
+
+	if (mkdir(d, 0755) != 0) {
+		CHECK(0, "mkdir flags-d: %s", strerror(errno));
+		return;
+	}
+	CHECK_ERR(t_set_casefold(d, 0), EPERM, "-o casefold: -F on an empty directory");
+	CHECK_ERR(t_set_casefold(m->mnt, 0), EPERM, "-o casefold: -F on the root");
+	CHECK_ERR(t_set_casefold_with(d, 0, FS_NOATIME_FL), EPERM, "-o casefold: -F +A");
+	int r = t_get_flags(sd, &fl);
+	CHECK(r == 0 && !(fl & FS_NOATIME_FL),
+	      "-o casefold: -F +A set no A either (SOURCE flags %#x)", (unsigned)fl);
+	CHECK_ERR(t_set_flags(d, 0), EPERM, "-o casefold: flags set to 0");
+	CHECK(t_has_casefold(d) == 1, "-o casefold: the directory still reports F");
+	CHECK_OK(t_set_casefold_with(d, 1, FS_NOATIME_FL), "-o casefold: +A keeping F");
+	r = t_get_flags(sd, &fl);
+	CHECK(r == 0 && (fl & FS_NOATIME_FL) && !(fl & FS_CASEFOLD_FL),
+	      "-o casefold: SOURCE has A and no F of ours (flags %#x)", (unsigned)fl);
+	r = t_get_flags(d, &fl);
+	CHECK_OK(r == 0 ? t_set_flags(d, fl & ~FS_NOATIME_FL) : -1, "-o casefold: -A keeping F");
+	r = t_get_flags(sd, &fl);
+	CHECK(r == 0 && !(fl & FS_NOATIME_FL),
+	      "-o casefold: A cleared (SOURCE flags %#x)", (unsigned)fl);
+	CHECK_OK(rmdir(d), "rmdir flags-d");
+}
+
 int main(int argc, char **argv)
 {
 	t_sections(sections);
@@ -3016,6 +3050,7 @@ int main(int argc, char **argv)
 	if (need_a) {
 		if (t_mount(&a, t_newdir("src-a"), "casefold") == 0) {
 			CHECK(t_has_casefold(a.mnt) == 1, "-o casefold: the root reports F");
+			sec_casefold_all_flags(&a);
 			if (t_want("lookup"))
 				sec_lookup(&a);
 			if (t_want("illformed"))
