@@ -7,7 +7,8 @@
 #           sanitizers and libFuzzer, FUSE, chattr/lsattr, UCD data, mkfs
 #           for xfs and btrfs (fs-otherfs puts SOURCE on them), strace
 #           (foldfs-check's walk counts its opens), valgrind (its scaling
-#           tests count instructions, not time), stress-ng (fs-stress), xz for
+#           tests count instructions, not time), stress-ng (fs-stress),
+#           dbench (fs-netbench), xz for
 #           the kernel's source (lib-kernel), the s390x cross compiler and
 #           qemu for the big-endian suite)
 #   demo  : build + mount the demo view (pgrep, from procps, which minimal
@@ -44,7 +45,7 @@ fi
 build="gcc libc6-dev make pkg-config libfuse3-dev"
 bigendian="gcc-s390x-linux-gnu libc6-dev-s390x-cross qemu-user unicode-data bzip2 python3"
 # (unicode-data, bzip2 and python3 come with $bigendian)
-check="$build libicu-dev libutf8proc-dev clang libclang-rt-${llvm}-dev g++ fuse3 e2fsprogs xfsprogs btrfs-progs attr xz-utils strace valgrind stress-ng $bigendian"
+check="$build libicu-dev libutf8proc-dev clang libclang-rt-${llvm}-dev g++ fuse3 e2fsprogs xfsprogs btrfs-progs attr xz-utils strace valgrind stress-ng dbench $bigendian"
 demo="$build fuse3 e2fsprogs attr procps"
 case "$profile" in
 build) want=$build ;;

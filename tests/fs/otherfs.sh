@@ -1,9 +1,10 @@
 #!/bin/sh
-# otherfs.sh BUILD UCD FSTYPE... - the four foldfs suites, fs-stress and
-# foldfs-check's suite again, with every tree on a fresh FSTYPE file system
-# (a sparse image on a loop device; overlay: layers in /tmp) instead of
-# /tmp's or BUILD's.  foldfs exists for the file systems without kernel
-# casefolding, and they differ from ext4 in what the suites touch: xfs lists
+# otherfs.sh BUILD UCD FSTYPE... - the four foldfs suites, fs-stress,
+# fs-netbench and foldfs-check's suite again, with every tree on a fresh
+# FSTYPE file system (a sparse image on a loop device; overlay: layers in
+# /tmp) instead of /tmp's or BUILD's.  foldfs exists for the file systems
+# without kernel casefolding, and they differ from ext4 in what the suites
+# touch: xfs lists
 # "." and ".." first and refuses a rename over a non-empty directory with
 # EEXIST; btrfs keeps every directory's link count at 1, lists trusted.*
 # names to anyone and, through a descriptor, only the entries that were
@@ -32,6 +33,7 @@ while [ "$1" != -- ]; do
 	  "$p $run 240 $bin/fs-source --foldfs $build/foldfs" \
 	  "$p $run 420 $bin/fs-coherence --foldfs $build/foldfs" \
 	  "$p $run 240 sh tests/fs/stress.sh --foldfs $build/foldfs" \
+	  "$p $run 240 sh tests/fs/netbench.sh --foldfs $build/foldfs" \
 	  "python3 tests/check/check-test.py --build $build --ucd $ucd --tmp $work/$fs/check-tmp"
 done
 shift

@@ -30,10 +30,7 @@ while [ $# -gt 0 ]; do
 	*) echo "stress.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
 done
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok   $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL $*"; }
-finish() { echo "$pass passed, $fail failed"; exit $((fail != 0)); }
+. "$(dirname "$0")/view.sh"
 if [ -z "$foldfs" ] || [ -z "$root" ]; then
 	echo "usage: stress.sh --foldfs PATH --root DIR [--seconds N]" >&2
 	exit 2
@@ -54,20 +51,7 @@ sizes="--hdd-bytes 16M --iomix-bytes 16M --fallocate-bytes 16M
 
 src=$root/src mnt=$root/mnt
 mkdir -p "$src" "$mnt" || { bad "cannot make $src, $mnt"; finish; }
-"$foldfs" "$src" "$mnt" -f >"$root/daemon.log" 2>&1 &
-dpid=$!
-echo "$dpid" >>"$root/pids" # run.sh kills it if we die
-mounted() { awk -v m="$mnt" '$5 == m { f = 1 } END { exit !f }' /proc/self/mountinfo; }
-i=0
-while ! mounted; do
-	i=$((i + 1))
-	if [ "$i" -gt 100 ] || ! kill -0 "$dpid" 2>/dev/null; then
-		bad "foldfs did not mount $mnt:"
-		sed 's/^/    /' "$root/daemon.log"
-		finish
-	fi
-	sleep 0.1
-done
+view_mount
 mkdir "$mnt/fold" "$mnt/plain" && chattr +F "$mnt/fold" &&
 	lsattr -d "$mnt/fold" | grep -q '^[^ ]*F' ||
 	{ bad "could not make a folding directory"; finish; }
@@ -155,17 +139,5 @@ else
 		fds | sort | uniq -c | sort -rn | head -n 8 | sed 's/^/    /'
 	fi
 fi
-if fusermount3 -u "$mnt"; then
-	ok "unmounted"
-else
-	bad "fusermount3 -u $mnt failed"
-fi
-wait "$dpid"
-rc=$?
-if [ "$rc" -eq 0 ]; then
-	ok "foldfs exited 0"
-else
-	bad "foldfs exited $rc:"
-	tail -n 40 "$root/daemon.log" | sed 's/^/    /'
-fi
+view_unmount
 finish

@@ -10,10 +10,13 @@
 #   check-fs-posix      POSIX sanity in folding and plain dirs, allow_other
 #   check-fs-stress     stress-ng's file system stressors in both kinds of
 #                       directory: no failure, nothing left, no descriptor kept
-#   check-fs-otherfs    the four suites, fs-stress and "check" on xfs, btrfs,
-#                       overlay
-#   check-fs-asan       the four suites and fs-stress again, against an
-#                       ASan+UBSan daemon
+#   check-fs-netbench   dbench's trace of Windows clients with every name in
+#                       random case: fails in a plain directory, must pass in
+#                       folding ones (per directory; -o casefold,cache=epoch)
+#   check-fs-otherfs    the four suites, fs-stress, fs-netbench and "check"
+#                       on xfs, btrfs, overlay
+#   check-fs-asan       the four suites, fs-stress and fs-netbench again,
+#                       against an ASan+UBSan daemon
 #   check-fs-tsan       and against a ThreadSanitizer daemon
 
 # The programs find their helper scripts (sqlite-count.py) in FSTEST_SRCDIR,
@@ -35,12 +38,12 @@ $(FSTEST_EXES): $(FSTEST_BIN)/%: $(FSTEST_OBJ)/%.o $(FSTEST_OBJ)/harness.o | $(F
 	$(CC) -o $@ $^ $(LDFLAGS_BASE)
 
 .PHONY: fstest-progs check-fs-basic check-fs-coherence check-fs-source \
-	check-fs-posix check-fs-stress check-fs-otherfs check-fs-asan \
-	check-fs-tsan
+	check-fs-posix check-fs-stress check-fs-netbench check-fs-otherfs \
+	check-fs-asan check-fs-tsan
 fstest-progs: $(FSTEST_EXES)
 
-CHECK_SUITES += fs-basic fs-coherence fs-source fs-posix fs-stress fs-otherfs \
-  fs-asan fs-tsan
+CHECK_SUITES += fs-basic fs-coherence fs-source fs-posix fs-stress \
+  fs-netbench fs-otherfs fs-asan fs-tsan
 
 # (fs-basic also runs fs-source and fs-posix, to check their --only)
 check-fs-basic: $(addprefix $(FSTEST_BIN)/,fs-basic fs-source fs-posix) $(FSTEST_DAEMON) \
@@ -60,9 +63,15 @@ check-fs-posix: $(FSTEST_BIN)/fs-posix $(FSTEST_DAEMON)
 check-fs-stress: $(FSTEST_DAEMON)
 	@$(FSTEST_RUN) 240 sh tests/fs/stress.sh --foldfs $(FSTEST_DAEMON)
 
+# What a file server's clients do, in the case they please (SMB clients
+# send any case: tests/fs/netbench.sh)
+check-fs-netbench: $(FSTEST_DAEMON)
+	@$(FSTEST_RUN) 240 sh tests/fs/netbench.sh --foldfs $(FSTEST_DAEMON)
+
 # The file systems foldfs is for (no casefolding in their kernels) as
 # SOURCE, on loop images (tests/fs/otherfs.sh; xfsprogs, btrfs-progs),
-# and an overlay as in a container; foldfs-check's suite too.
+# and an overlay as in a container; fs-stress, fs-netbench and
+# foldfs-check's suite too.
 check-fs-otherfs: $(FSTEST_EXES) $(FSTEST_DAEMON) $(FOLDFS_CHECK) $(RECORD_TEST)
 	@FOLDFS_CHECK=$(abspath $(FOLDFS_CHECK)) sh tests/fs/otherfs.sh $(BUILD) \
 	  $(UCD) xfs btrfs overlay
@@ -85,7 +94,8 @@ define FS_SAN_SUITE
 	  "$(FSTEST_RUN) 400 $(FSTEST_BIN)/fs-source --foldfs $(1)/foldfs" \
 	  "$(FSTEST_RUN) 600 $(FSTEST_BIN)/fs-coherence --foldfs $(1)/foldfs \
 	    --parts workers,pair,cwd" \
-	  "$(FSTEST_RUN) 300 sh tests/fs/stress.sh --foldfs $(1)/foldfs"
+	  "$(FSTEST_RUN) 300 sh tests/fs/stress.sh --foldfs $(1)/foldfs" \
+	  "$(FSTEST_RUN) 300 sh tests/fs/netbench.sh --foldfs $(1)/foldfs"
 endef
 
 # ASan+UBSan: leaks, memory errors, undefined behaviour (fs-coherence:
