@@ -8,9 +8,11 @@
 # (default 8), with stress-ng's own data verification.  Then: nothing
 # may be left in SOURCE, the daemon must hold no more descriptors than
 # before once the kernel has forgotten the inodes (FORGET closes them),
-# and it must exit 0 at the unmount (a sanitizer build exits non-zero on a
-# report).  Run by tests/fs/run.sh, which gives the scratch dir and
-# cleans up.  Needs root (drop_caches), /dev/fuse and stress-ng.
+# SOURCE's root no more often than the root node and its reserve pool
+# (33), and the daemon must exit 0 at the unmount (a sanitizer build
+# exits non-zero on a report).  Run by tests/fs/run.sh, which gives the
+# scratch dir and cleans up.  Needs root (drop_caches), /dev/fuse and
+# stress-ng.
 #
 # Not run: inode-flags and chattr reset a directory's flags with
 # FS_IOC_SETFLAGS 0, which a non-empty folding directory refuses as ext4
@@ -138,6 +140,16 @@ else
 		bad "the daemon holds $after descriptors, $before before the run:"
 		fds | sort | uniq -c | sort -rn | head -n 8 | sed 's/^/    /'
 	fi
+fi
+# SOURCE's root, left out above: the root node's descriptor and the
+# reserve pool (at most SPARE_MAX, 32, in fs/ops_entry.c); no call is in
+# flight now to hold one more.
+roots=$(for f in /proc/"$dpid"/fd/*; do readlink "$f"; done 2>/dev/null |
+	grep -c -x -F "$src")
+if [ "$roots" -ge 1 ] && [ "$roots" -le 33 ]; then
+	ok "SOURCE's root held $roots times (the root node and a reserve of up to 32)"
+else
+	bad "SOURCE's root held $roots times (the root node and a reserve of up to 32)"
 fi
 view_unmount
 finish
