@@ -268,13 +268,27 @@ void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		 struct fuse_file_info *fi)
 {
 	struct fuse_bufvec buf = FUSE_BUFVEC_INIT(size);
+	int fd = (fi->flags & O_DIRECT) ? direct_fd((int)fi->fh) : (int)fi->fh;
 
 	(void)ino;
 	buf.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
-	buf.buf[0].fd = (fi->flags & O_DIRECT) ? direct_fd((int)fi->fh)
-					       : (int)fi->fh;
 	buf.buf[0].pos = off;
+#ifdef FOLDFS_TSAN
+	/* libfuse reads fd inside fuse_reply_data(), after the reply's
+	 * annotation (foldfs.h), and the RELEASE that the kernel sends only
+	 * after this reply may close fd in another worker: ThreadSanitizer
+	 * would see the read and the close unordered.  It reads a duplicate,
+	 * made before the annotation and closed here. */
+	int t = dup(fd);
+
+	buf.buf[0].fd = t >= 0 ? t : fd;
 	fuse_reply_data(req, &buf, FUSE_BUF_SPLICE_MOVE);
+	if (t >= 0)
+		close(t);
+#else
+	buf.buf[0].fd = fd;
+	fuse_reply_data(req, &buf, FUSE_BUF_SPLICE_MOVE);
+#endif
 }
 
 void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv,

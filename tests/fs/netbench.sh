@@ -1,5 +1,6 @@
 #!/bin/sh
-# netbench.sh --foldfs PATH --root DIR [--watchdog SECS] [--seconds N] -
+# netbench.sh --foldfs PATH --root DIR [--watchdog SECS] [--seconds N]
+#              [--clients N] -
 # dbench's NetBench load (a trace of Windows clients on a file server:
 # creates, opens, renames, unlinks, directory scans, locks, DOS attributes
 # in xattrs) through a foldfs view, with every path in random case, as
@@ -12,31 +13,22 @@
 # answer than the trace recorded on Windows.  So, on one mount:
 #   plain directory, names as recorded: must pass (dbench works here);
 #   plain directory, random case: must fail (else the load tests nothing);
-#   folding directory (chattr +F), random case: must pass, N s (default 8);
+#   folding directory (chattr +F), random case: must pass;
 # then on a second mount with -o casefold,cache=epoch (lookups answered
-# from the kernel's dentry cache) the random-case load at its root.  After
-# each: nothing but dbench's directories left in SOURCE (its clean-up
-# removes the files), the tree removable through the view, a clean
-# unmount and the daemon's exit 0 (a sanitizer build exits non-zero on a
-# report).  Run by tests/fs/run.sh, which gives the scratch dir and cleans
-# up.  Needs /dev/fuse and dbench (its loadfile client.txt).
+# from the kernel's dentry cache) the random-case load at its root.  The
+# random-case runs last --seconds (default 8), the plain ones 3 s; every
+# run has --clients clients (default 4), each a process with its own tree.
+# After each: nothing but dbench's directories left in SOURCE (its
+# clean-up removes the files), the tree removable through the view, a
+# clean unmount and the daemon's exit 0 (a sanitizer build exits non-zero
+# on a report).  Run by tests/fs/run.sh, which gives the scratch dir and
+# cleans up.  Needs /dev/fuse and dbench (its loadfile client.txt).
 set -u
-foldfs="" root="" secs=8
-while [ $# -gt 0 ]; do
-	case $1 in
-	--foldfs) foldfs=$2; shift 2 ;;
-	--root) root=$2; shift 2 ;;
-	--watchdog) shift 2 ;; # run.sh's timeout bounds us
-	--seconds) secs=$2; shift 2 ;;
-	-h | --help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-	*) echo "netbench.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
-	esac
-done
+foldfs="" root="" secs=8 clients=4
+usage="netbench.sh --foldfs PATH --root DIR [--seconds N] [--clients N]"
+script_opt() { case $1 in --clients) clients=$2 ;; *) return 1 ;; esac; }
 . "$(dirname "$0")/view.sh"
-if [ -z "$foldfs" ] || [ -z "$root" ]; then
-	echo "usage: netbench.sh --foldfs PATH --root DIR [--seconds N]" >&2
-	exit 2
-fi
+view_args "$@"
 load=/usr/share/dbench/client.txt
 if ! command -v dbench >/dev/null 2>&1 || [ ! -r "$load" ]; then
 	bad "dbench or its $load is missing (apt-get install dbench; make check installs it)"
@@ -78,12 +70,12 @@ fi
 src=$root/src mnt=$root/mnt
 mkdir -p "$src" "$mnt" || { bad "cannot make $src, $mnt"; finish; }
 # dbench with loadfile $1 in directory $2 for $3 s; its output in $4;
-# exit status dbench's.  Two clients (two processes), DOS attributes in
-# xattrs.  When one client fails dbench exits and the other runs on: it
+# exit status dbench's.  $clients clients (processes), DOS attributes in
+# xattrs.  When one client fails dbench exits and the others run on: it
 # runs in a process group of its own, killed after it.  (run.sh's
 # watchdog bounds a hang.)
 dbench_in() {
-	setsid dbench -x -c "$1" -D "$2" -t "$3" 2 >"$4" 2>&1 &
+	setsid dbench -x -c "$1" -D "$2" -t "$3" "$clients" >"$4" 2>&1 &
 	db=$!
 	echo "$db" >>"$root/pids"
 	wait "$db"

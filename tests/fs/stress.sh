@@ -22,21 +22,10 @@
 # bind-mount, fanotify's mount marks) or is not about files.
 set -u
 foldfs="" root="" secs=8
-while [ $# -gt 0 ]; do
-	case $1 in
-	--foldfs) foldfs=$2; shift 2 ;;
-	--root) root=$2; shift 2 ;;
-	--watchdog) shift 2 ;; # run.sh's timeout bounds us
-	--seconds) secs=$2; shift 2 ;;
-	-h | --help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-	*) echo "stress.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
-	esac
-done
+usage="stress.sh --foldfs PATH --root DIR [--seconds N]"
+script_opt() { return 1; }
 . "$(dirname "$0")/view.sh"
-if [ -z "$foldfs" ] || [ -z "$root" ]; then
-	echo "usage: stress.sh --foldfs PATH --root DIR [--seconds N]" >&2
-	exit 2
-fi
+view_args "$@"
 if ! command -v stress-ng >/dev/null 2>&1; then
 	bad "stress-ng is not installed (apt-get install stress-ng; make check installs it)"
 	finish

@@ -2,7 +2,37 @@
 # netbench.sh) share: their counts, and a foldfs view of SOURCE mounted
 # with the daemon in the foreground, so that its exit status at the
 # unmount can be checked (a sanitizer build exits non-zero on a report).
-# Sourced, not run; the script sets foldfs, root, src and mnt first.
+# Sourced, not run; the script sets src and mnt before it mounts.
+
+# view_args ARGS...: the options every script takes, into foldfs, root
+# and secs (--watchdog is run.sh's, ignored; --help prints the script's
+# header comment); any other goes to the script's own script_opt OPT
+# VALUE, which returns 1 for one it does not know.  Without --foldfs and
+# --root: the script's $usage line, exit 2.
+view_args() {
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--foldfs) foldfs=$2; shift 2 ;;
+		--root) root=$2; shift 2 ;;
+		--watchdog) shift 2 ;; # run.sh's timeout bounds us
+		--seconds) secs=$2; shift 2 ;;
+		-h | --help)
+			sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'
+			exit 0 ;;
+		*)
+			if [ $# -ge 2 ] && script_opt "$1" "$2"; then
+				shift 2
+			else
+				echo "${0##*/}: unknown argument '$1' (see --help)" >&2
+				exit 2
+			fi ;;
+		esac
+	done
+	if [ -z "$foldfs" ] || [ -z "$root" ]; then
+		echo "usage: $usage" >&2
+		exit 2
+	fi
+}
 
 pass=0 fail=0
 ok() { pass=$((pass + 1)); echo "ok   $*"; }
