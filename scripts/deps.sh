@@ -8,9 +8,8 @@
 #           for xfs and btrfs (fs-otherfs puts SOURCE on them), strace
 #           (foldfs-check's walk counts its opens), valgrind (its scaling
 #           tests count instructions, not time), stress-ng (fs-stress),
-#           dbench (fs-netbench), xz for
-#           the kernel's source (lib-kernel), the s390x cross compiler and
-#           qemu for the big-endian suite)
+#           dbench (fs-netbench), xz for the kernel's source (lib-kernel),
+#           the s390x cross compiler and qemu for the big-endian suite)
 #   demo  : build + mount the demo view (pgrep, from procps, which minimal
 #           images such as Docker's debian:bookworm lack: the demo waits
 #           for the daemon to exit after the unmount)
