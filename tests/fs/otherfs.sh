@@ -4,13 +4,13 @@
 # FSTYPE file system (a sparse image on a loop device; overlay: layers in
 # /tmp) instead of /tmp's or BUILD's.  foldfs exists for the file systems
 # without kernel casefolding, and they differ from ext4 in what the suites
-# touch: xfs lists "." and ".." first and refuses a rename over a non-empty
-# directory with EEXIST; btrfs keeps every directory's link count at 1, lists trusted.*
-# names to anyone and, through a descriptor, only the entries that were
-# there when it was opened or last rewound; overlay (a container's root)
-# answers no FS_IOC_GETVERSION and makes no whiteouts by rename.  A file
-# system this machine cannot make or mount is skipped, saying why; the rest
-# still run.
+# touch: xfs lists "." and ".." first and refuses a rename over a
+# non-empty directory with EEXIST; btrfs keeps every directory's link
+# count at 1, lists trusted.* names to anyone and, through a descriptor,
+# only the entries that were there when it was opened or last rewound;
+# overlay (a container's root) answers no FS_IOC_GETVERSION and makes no
+# whiteouts by rename.  A file system this machine cannot make or mount is
+# skipped, saying why; the rest still run.
 set -u
 build=$1 ucd=$2
 shift 2
