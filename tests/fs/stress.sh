@@ -141,8 +141,8 @@ for d in fold plain; do
 	# as they start): those run again by themselves, and then each must
 	# give its result.  stress-ng starts them one at a time while the
 	# started ones run, on 2 CPUs natively too: timed with -v, the 42
-	# took 8-10 s to start natively, against the plain daemon and
-	# against the TSan daemon alike; a slower daemon leaves the last
+	# took 7.9 s to start natively, 9.0 s through the plain daemon and
+	# 9.3 s through the TSan daemon; a slower daemon leaves the last
 	# ones less of the run.
 	if [ "$rc" -eq 0 ] && grep -q 'successful run completed' "$log"; then
 		judge "$d" "$log" "$stressors" 0
