@@ -448,8 +448,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	st = run_norm(argc, argv, from == 0 || from == 2 ? (const char *)p : "",
 		      from == 0 || from == 2 ? n : 0);
-	if (op == 3)
-		free(g.out); /* --cmp -v's keys: a program about to exit */
 
 	if (usage || (op == 3 && (o2 & 16))) {
 		/* ((o2 & 16) with --cmp: the FILE is a name, not tested) */

@@ -593,7 +593,6 @@ static int run(int argc, char **argv)
 				break;
 		}
 	}
-	free(g.out);
 	return g.status;
 }
 
@@ -601,6 +600,11 @@ int main(int argc, char **argv)
 {
 	int st = run(argc, argv);
 
+	/* run() returns from many places (--cmp -v keys a name into g.out
+	 * too): the buffer is freed here, once for all of them */
+	free(g.out);
+	g.out = NULL;
+	g.outcap = 0;
 	/* Every way out (--help, --cmp -v, --list-encodings...): what went
 	 * to standard output must have arrived. */
 	if (fflush(stdout) != 0 || ferror(stdout)) {
