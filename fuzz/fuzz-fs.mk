@@ -357,7 +357,8 @@ FUZZ_SEED_names := \030\003mReadme.txt\000lREADME.TXT\000cReadMe.TXT\000eREADME.
 # common/opterr.c): an unknown long option with a terminal escape and a
 # bidi override, an ambiguous one, one given a value it does not take,
 # short options unknown in and at the end of a cluster, a missing value
-# of a long and of a short option
+# of a long and of a short option; --cmp -v as a whole command line (its
+# key buffer once leaked there)
 FUZZ_SEED_norm := \006\000\000Stra\303\237e\nREADME\nbad\377name\n\nlast\036\141\000\000e\314\201\000tab\there\000new\nline\000bidi\342\200\256x\000back\\slash\000\302\205nel\000ls\342\200\250\036\016\000\005\001\002\003\004\005\006\007\010\011\012\013\014\015\016\017\020Readme\nREADME\n\377\036\226\000\001ok\nbad\300\200\nalso\377\036\036\200\003Stra\303\237e\000STRASSE\036\047\000\002A\342\200\215B\nK\n\036\007\001\000x\036\001\040\000x\036\206\000\000good\nbad\377\nnever\036\006\002\000\303\200B\nab\036\275\053\013\357\254\201\000fi\036\000\000\040--x\033[2J\342\200\256\036\000\000\040--c\036\000\000\040--hash=\033\036\000\000\040--hash\000-x0\036\000\000\040-0\033\036\000\000\040-v\000--seed\036\000\000\040--cmp\000-f\036\000\000\040--cmp\000-v\000a\000B
 # check: folding by the attribute, groups in the root and below (one of
 # directories), NFC and NFD spellings; a record in the root with
