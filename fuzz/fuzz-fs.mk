@@ -327,8 +327,9 @@ FUZZ_SEED_index := \004gReport.txt\000wREPORT.TXT 2\000hreport.txt 2\000b\000gAb
 # NFKD + C+F to C+F without ignorables at the newest version (index 24 of
 # 25), where "\357\254\201le" (U+FB01) leaves a class of three and
 # "a\342\200\213b" (U+200B) joins one; ill-formed names, in a text
-# report and under a strict encoding in JSON
-FUZZ_SEED_scan := \005\012\005Report.txt/report.TXT/R\303\251sum\303\251/Re\314\201sume\314\201/Stra\303\237e/STRASSE/a.tar.gz/A.TAR.GZ\036\130\230\002\357\254\201le/file/FILE/a\342\200\213b/ab/AB\036\030\000\000bad\377/BAD\377/x\300\200y\036\070\000\001bad\377/ok
+# report and under a strict encoding in JSON; names readdir listed twice
+# (one name each, never a collision), in a dry run and in a what-if
+FUZZ_SEED_scan := \005\012\005Report.txt/report.TXT/R\303\251sum\303\251/Re\314\201sume\314\201/Stra\303\237e/STRASSE/a.tar.gz/A.TAR.GZ\036\130\230\002\357\254\201le/file/FILE/a\342\200\213b/ab/AB\036\030\000\000bad\377/BAD\377/x\300\200y\036\070\000\001bad\377/ok\036\005\012\005Report.txt/report.TXT/Report.txt/x/x/x\036\130\230\002ab/AB/ab/\357\254\201le/file/\357\254\201le
 
 # names: both directories fold; create, other spellings, an entry made in
 # SOURCE, renames (one a respelling, one into the other directory, one

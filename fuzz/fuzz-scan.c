@@ -10,7 +10,9 @@
  * takes no what-if report with --fix) and whether
  * names are stretched to 240-255 bytes (bit 3: the length in bits 4-7),
  * so that the suffix " (N)" has to shorten them; the rest, split at '/',
- * are the names (empty ones, "." and ".." and repeats dropped).
+ * are the names (empty ones, "." and ".." dropped; a repeat is a name
+ * readdir() listed twice, which is one name, never a collision: scan_dir
+ * must keep the first listing only, in place).
  *
  * Checked against a model made of fold_key alone:
  *  - two names are in one class iff their keys are equal, under the base
@@ -292,6 +294,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char enc[32], tenc[32], *keyk[2 * MAX_NAMES], *keyt[MAX_NAMES];
 	size_t klen[2 * MAX_NAMES], tlen[MAX_NAMES];
 	size_t ck[2 * MAX_NAMES], ct[MAX_NAMES], n = 0, i, j;
+	uint32_t first_off[MAX_NAMES]; /* the names' first listings */
+	size_t nfirst = 0;
 	unsigned flags, tflags, opt;
 	const char *p, *e = (const char *)data + size;
 	char *out = NULL;
@@ -348,8 +352,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (c.db.ents[j].len == len &&
 			    !memcmp(c.db.pool + c.db.ents[j].off, name, len))
 				break;
-		if (j < c.db.n)
-			continue;
+		if (j == c.db.n)
+			first_off[nfirst++] = (uint32_t)c.db.pool_len;
 		if (dirbuf_add(&c.db, name, len, name[0] & 1) < 0)
 			fail("dirbuf_add: out of memory");
 		n++;
@@ -366,6 +370,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	check_output(out, outlen, c.json);
 	free(out);
+
+	/* repeats gone, the first listings left in their order */
+	if (c.db.n < nfirst || c.st.names != nfirst)
+		fail("a name listed twice was counted twice");
+	for (i = 0; i < nfirst; i++)
+		if (c.db.ents[i].off != first_off[i])
+			fail("a name listed twice was not dropped, or the "
+			     "first listing was");
+	n = nfirst;
 
 	/* the model */
 	for (i = 0; i < c.db.n; i++)

@@ -125,18 +125,27 @@ static int log_write(struct check *c, const char *buf, size_t n)
 	return 0;
 }
 
-/* An existing log to append to: it must be one, and a last line left
- * incomplete (by a full disk or a crash) is cut off -- its rename was
- * never attempted, and the next line must not be glued to it. */
+static int log_write_header(struct check *c);
+
+/* An existing log to append to: it must be one (a header --undo reads),
+ * and a last line left incomplete (by a full disk or a crash) is cut off
+ * -- its rename was never attempted, and the next line must not be glued
+ * to it.  Where that line was the header itself, it is written again. */
 static int log_check_existing(struct check *c, off_t size)
 {
 	char buf[4096];
 	size_t ml = strlen(LOG_MAGIC);
 	off_t end = size;
+	ssize_t got = pread(c->log_fd, buf, ml + 2, 0);
 
-	if (pread(c->log_fd, buf, ml + 1, 0) != (ssize_t)(ml + 1) ||
-	    memcmp(buf, LOG_MAGIC, ml) || buf[ml] < '1' ||
-	    buf[ml] > '0' + LOG_FORMAT) {
+	if (got >= 16 && got <= (ssize_t)ml && got == size &&
+	    !memcmp(buf, LOG_MAGIC, (size_t)got)) {
+		/* all there is, the start of our header ("# foldfs-check
+		 * r" at least: no one else's file): cut off below */
+	} else if (got < (ssize_t)ml + 1 || memcmp(buf, LOG_MAGIC, ml) ||
+		   buf[ml] < '1' || buf[ml] > '0' + LOG_FORMAT ||
+		   (got > (ssize_t)ml + 1 && buf[ml + 1] >= '0' &&
+		    buf[ml + 1] <= '9')) {
 		fprintf(stderr,
 			"foldfs-check: %s: exists and is not a foldfs-check "
 			"rename log; not appending to it (choose another "
@@ -146,8 +155,9 @@ static int log_check_existing(struct check *c, off_t size)
 	}
 	while (end > 0) {
 		size_t k = end < (off_t)sizeof buf ? (size_t)end : sizeof buf;
-		ssize_t got = pread(c->log_fd, buf, k, end - (off_t)k);
 		size_t i;
+
+		got = pread(c->log_fd, buf, k, end - (off_t)k);
 
 		if (got != (ssize_t)k)
 			return got < 0 ? -errno : -EIO;
@@ -163,6 +173,13 @@ static int log_check_existing(struct check *c, off_t size)
 		return 0;
 	if (ftruncate(c->log_fd, end) < 0)
 		return -errno;
+	if (!end) {
+		fprintf(stderr,
+			"foldfs-check: %s: its header line was incomplete: "
+			"written again\n",
+			rep_q(c->log_name));
+		return log_write_header(c);
+	}
 	fprintf(stderr,
 		"foldfs-check: %s: removed an incomplete last line (its "
 		"rename was never attempted)\n",

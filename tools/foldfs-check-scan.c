@@ -386,7 +386,17 @@ static int cmp_bytes(const void *a, const void *b)
 
 	if (r)
 		return r;
-	return (x->len > y->len) - (x->len < y->len);
+	if (x->len != y->len)
+		return (x->len > y->len) - (x->len < y->len);
+	/* the same name listed twice (drop_repeats): first listed first */
+	return (*(const int32_t *)a > *(const int32_t *)b) -
+	       (*(const int32_t *)a < *(const int32_t *)b);
+}
+
+static int same_bytes(const struct dirbuf *db, int32_t i, int32_t j)
+{
+	return db->ents[i].len == db->ents[j].len &&
+	       !memcmp(NAME(db, i), NAME(db, j), db->ents[i].len);
 }
 
 static size_t members(const struct dirbuf *db, int32_t head, int target,
@@ -747,20 +757,56 @@ static void whatif_dir(struct check *c, const char *path, size_t pathlen,
 	}
 }
 
+/* readdir() may list a name twice when the directory changes during the
+ * listing (POSIX allows it; seen on xfs under concurrent renames).  Two
+ * byte-identical entries are one file, never a collision: drop the later
+ * copies.  Only a class of two or more can hold one, so only those are
+ * looked at; where copies went, the classes are built again.  Returns the
+ * number of entries left. */
+static size_t drop_repeats(struct check *c, size_t n)
+{
+	struct dirbuf *db = &c->db;
+	size_t i, k, m, dropped = 0;
+
+	for (i = 0; i < n; i++) {
+		if (db->ents[i].group != (int32_t)i || db->ents[i].next < 0)
+			continue;
+		k = members(db, (int32_t)i, 0, db->tmp3);
+		for (m = 1; m < k; m++)
+			if (same_bytes(db, db->tmp3[m - 1], db->tmp3[m])) {
+				db->ents[db->tmp3[m]].dup = 1;
+				dropped++;
+			}
+	}
+	if (!dropped)
+		return n;
+	for (i = k = 0; i < n; i++)
+		if (!db->ents[i].dup)
+			db->ents[k++] = db->ents[i];
+	db->n = n = k;
+	live_mask = table_mask(n); /* as the what-if table will be sized */
+	memset(db->table, 0xff, (live_mask + 1) * sizeof *db->table);
+	for (i = 0; i < n; i++)
+		group_insert(c, i, 0);
+	return n;
+}
+
 void scan_dir(struct check *c, int dirfd, const char *path, size_t pathlen,
 	      int folds)
 {
 	struct dirbuf *db = &c->db;
 	size_t n = db->n, i, k;
 
-	c->st.names += n;
-	if (!folds)
+	if (!folds) {
+		c->st.names += n;
 		return;
+	}
 	c->st.folding_dirs++;
 	if (!n)
 		return;
 	if (table_prepare(&db->table, &db->tcap, n) < 0 ||
 	    scratch_prepare(db, n) < 0) {
+		c->st.names += n;
 		rep_error(c, path, pathlen, NULL, "analyse", ENOMEM);
 		return;
 	}
@@ -769,10 +815,13 @@ void scan_dir(struct check *c, int dirfd, const char *path, size_t pathlen,
 	for (i = 0; i < n; i++) {
 		struct ent *e = &db->ents[i];
 
-		check_ill_formed(c, path, pathlen, i);
 		e->hash = fold_hash(&c->kctx, &c->seed, NAME(db, i), e->len);
 		group_insert(c, i, 0);
 	}
+	n = drop_repeats(c, n);
+	c->st.names += n;
+	for (i = 0; i < n; i++)
+		check_ill_formed(c, path, pathlen, i);
 
 	for (i = 0; i < n; i++) {
 		struct ent *e = &db->ents[i];

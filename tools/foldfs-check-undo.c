@@ -70,8 +70,10 @@ static int unhex(const char *h, size_t n, char **out, size_t *outlen)
 	return 0;
 }
 
+/* ok: restored or skipped, which -q leaves out; a failure is always
+ * named (err, where there is one, is its errno). */
 static void undo_report(struct check *c, const struct undo_ent *u,
-			const char *status, int err)
+			const char *status, int ok, int err)
 {
 	if (c->json) {
 		fputs("{\"type\":\"undo\",", stdout);
@@ -84,7 +86,7 @@ static void undo_report(struct check *c, const struct undo_ent *u,
 		rep_json_end(err);
 		return;
 	}
-	if (c->quiet && !err)
+	if (c->quiet && ok)
 		return;
 	rep_escape(stdout, u->dir, strlen(u->dir));
 	printf(": %s '", status);
@@ -178,6 +180,14 @@ static void made_free(struct made *m, size_t n)
 	free(m);
 }
 
+/* How much of a logged directory goes before "/" NAME in a path: all of
+ * it, but nothing of "/" (a tree fixed from the root), so that the path
+ * is "/NAME", as open_dir_nofollow and the log's other entries spell it. */
+static size_t dir_prefix(const char *dir)
+{
+	return dir[0] == '/' && !dir[1] ? 0 : strlen(dir);
+}
+
 static struct made *made_index(const struct undo_ent *ents, size_t n)
 {
 	struct made *m = calloc(n ? n : 1, sizeof *m);
@@ -185,7 +195,7 @@ static struct made *made_index(const struct undo_ent *ents, size_t n)
 	if (!m)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
-		size_t dl = strlen(ents[i].dir);
+		size_t dl = dir_prefix(ents[i].dir);
 
 		m[i].len = dl + 1 + ents[i].newlen;
 		m[i].path = malloc(m[i].len + 1);
@@ -267,7 +277,7 @@ static int undo_dir(const struct undo_ent *ents, const struct made *made,
 		if (j < 0)
 			break; /* no rename of the log explains it */
 		const struct undo_ent *v = &ents[j];
-		size_t dl = strlen(v->dir);
+		size_t dl = dir_prefix(v->dir);
 		const char *rest = cur + dl + 1 + v->newlen;
 		char *nx = malloc(dl + 1 + v->oldlen + strlen(rest) + 1);
 		if (!nx)
@@ -456,20 +466,30 @@ int undo_parse(FILE *f, const char *logpath, FILE *msgs,
 	return 0;
 }
 
+/* Is the entry under its old name in dfd the one the log renamed (as
+ * far as the log can tell: format 1 has no inode numbers)? */
+static int old_is_ours(int dfd, const struct undo_ent *u)
+{
+	struct stat st;
+
+	return fstatat(dfd, u->old, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       (!u->has_ino || (unsigned long long)st.st_ino == u->ino);
+}
+
 /*
- * Entry i found neither its new nor its old name in dfd.  Was its old
- * name one that an older rename of the log gave the same entry (two --fix
- * runs with one log, the second renaming what the first did)?  Then the
- * older renames have been undone too and the entry is back under an
- * older name, found by following them: it was undone, not lost (where the
- * log has inode numbers, the one found must be the renamed entry).
+ * Entry i found neither its new name in dfd nor itself under its old one.
+ * Was its old name one that an older rename of the log gave the same entry
+ * (two --fix runs with one log, the second renaming what the first did)?
+ * Then the older renames have been undone too and the entry is back under
+ * an older name, found by following them: it was undone, not lost (where
+ * the log has inode numbers, the one found must be the renamed entry).
  */
 static int undone_further(const struct undo_ent *ents, const struct made *made,
 			  size_t n, size_t i, int dfd)
 {
 	const struct undo_ent *u = &ents[i];
 	const char *name = u->old;
-	size_t len = u->oldlen, dl = strlen(u->dir);
+	size_t len = u->oldlen, dl = dir_prefix(u->dir);
 	long j = (long)i;
 	struct stat st;
 	char *p = NULL;
@@ -552,7 +572,7 @@ int undo_log(struct check *c, const char *logpath)
 						      "(a symbolic link on the "
 						      "way is not followed)"
 						    : "cannot open directory",
-					    -dfd);
+					    0, -dfd);
 				status |= EXIT_OPERATIONAL;
 				continue;
 			}
@@ -560,19 +580,19 @@ int undo_log(struct check *c, const char *logpath)
 			    fstatat(dfd, u->new, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 			    (unsigned long long)st.st_ino != u->ino) {
 				/* Someone else's file has the new name: the
-				 * rename never happened, or what it renamed
+				 * rename never happened (the entry is still
+				 * under its old name), or what it renamed
 				 * has moved on.  Leave it. */
-				if (fstatat(dfd, u->old, &st,
-					    AT_SYMLINK_NOFOLLOW) == 0) {
+				if (old_is_ours(dfd, u)) {
 					skipped++;
 					undo_report(c, u, "not renamed; skipped",
-						    0);
+						    1, 0);
 				} else {
 					failed++;
 					undo_report(c, u,
 						    "not restored: another file "
 						    "now has the new name",
-						    0);
+						    0, 0);
 					status |= EXIT_UNCORRECTED;
 				}
 				close(dfd);
@@ -584,26 +604,37 @@ int undo_log(struct check *c, const char *logpath)
 				    : errno;
 			if (!e) {
 				restored++;
-				undo_report(c, u, "restored", 0);
+				undo_report(c, u, "restored", 1, 0);
 			} else if (e == ENOENT &&
-				   (fstatat(dfd, u->old, &st,
-					    AT_SYMLINK_NOFOLLOW) == 0 ||
+				   (old_is_ours(dfd, u) ||
 				    undone_further(ents, made, n, i, dfd))) {
 				/* Logged, but the rename never happened (or
 				 * was already undone, with older ones of the
 				 * same entry). */
 				skipped++;
-				undo_report(c, u, "not renamed; skipped", 0);
+				undo_report(c, u, "not renamed; skipped", 1, 0);
+			} else if (e == ENOENT &&
+				   fstatat(dfd, u->old, &st,
+					   AT_SYMLINK_NOFOLLOW) == 0) {
+				/* The log's inode number says the file under
+				 * the old name is not the one renamed: that
+				 * one left its new name. */
+				failed++;
+				undo_report(c, u,
+					    "not restored: the renamed file has "
+					    "moved on, another has the old name",
+					    0, 0);
+				status |= EXIT_UNCORRECTED;
 			} else if (e == EEXIST) {
 				failed++;
 				undo_report(c, u,
 					    "conflict, original name taken; "
 					    "left as is",
-					    EEXIST);
+					    0, EEXIST);
 				status |= EXIT_UNCORRECTED;
 			} else {
 				failed++;
-				undo_report(c, u, "cannot restore", e);
+				undo_report(c, u, "cannot restore", 0, e);
 				status |= e == ENOENT ? EXIT_UNCORRECTED
 						      : EXIT_OPERATIONAL;
 			}

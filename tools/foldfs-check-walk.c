@@ -269,11 +269,22 @@ static void visit(struct walk *w)
 	}
 	r = read_dir(w, l->fd, is_rec);
 	if (r < 0)
-		rep_error(c, w->path, l->pathlen, NULL, "read directory", -r);
-	if (!c->setting_xattr)
+		rep_error(c, w->path, l->pathlen, NULL,
+			  c->fix ? "read directory (its collisions are not "
+				   "fixed: a new name must be checked against "
+				   "all names)"
+				 : "read directory",
+			  -r);
+	if (!c->setting_xattr) {
+		int fix = c->fix;
+
+		if (r < 0)
+			c->fix = 0;
 		scan_dir(c, l->fd, w->path, l->pathlen, folds);
-	else
+		c->fix = fix;
+	} else {
 		c->st.names += c->db.n;
+	}
 
 	for (i = 0; i < c->db.n; i++)
 		if (c->db.ents[i].is_dir && !c->db.ents[i].renamed)

@@ -617,6 +617,13 @@ static int do_casefold_dir(struct check *c)
 				: "parts of the tree could not be read");
 		return status | EXIT_UNCORRECTED;
 	}
+	if (c->fix && !c->yes) {
+		/* --fix without --yes is a dry run of the whole command */
+		rep_note(c, "%s: dry run: no collisions; the casefold "
+			    "attribute was not set (add --yes to set it)",
+			 c->root);
+		return status;
+	}
 	c->nxset = 0;
 	c->setting_xattr = XATTR_SET;
 	walk_tree(c, c->root);

@@ -39,6 +39,7 @@ struct ent {
 	uint8_t is_dir;
 	uint8_t bad;	 /* ill-formed under the base ctx */
 	uint8_t renamed; /* renamed by --fix: name now differs */
+	uint8_t dup;	 /* a second listing of the same name (scan_dir) */
 };
 
 /* All entries of one directory; reused from directory to directory. */

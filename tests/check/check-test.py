@@ -1013,6 +1013,42 @@ def test_log_safety():
           listing(root) == before,
           "half a line in the log: cut off, undo restores (%d %d) %r" %
           (rc, rc2, err2[-200:]))
+    # ... and where that half line was the header: written again, or
+    # --undo could not read the log afterwards
+    for head in (b"# foldfs-check rename log, format 2; undo: foldfs-ch",
+                 b"# foldfs-check rename"):
+        before = tree()
+        with open(log, "wb") as f:
+            f.write(head)
+        rc, out, err = run(["--casefold", "--fix", "--yes", "--log", log,
+                            root])
+        rc2, out2, err2 = run(["--undo", log])
+        check(rc == 1 and b"header line was incomplete" in err and
+              rc2 == 0 and listing(root) == before,
+              "half a header %r: written again, undo restores (%d %d) %r" %
+              (head[-6:], rc, rc2, err2[-200:]))
+    # a header of a format this version cannot read is not appended to
+    with open(log, "wb") as f:
+        f.write(b"# foldfs-check rename log, format 23\n")
+    before = tree()
+    rc, out, err = run(["--casefold", "--fix", "--yes", "--log", log, root])
+    check(rc == 12 and b"not a foldfs-check rename log" in err and
+          listing(root) == before,
+          "format 23: not appended to, nothing renamed (%d) %r" % (rc, err))
+    # The renamed file has left its new name and another file took the
+    # old one: not "skipped" (the inode says the rename happened), and
+    # named under -q too.
+    before = tree()
+    os.remove(log)
+    rc, out, err = run(["--casefold", "--fix", "--yes", "--log", log, root])
+    lr = log_renames(log)
+    d, o, n = lr[0]
+    os.rename(os.path.join(d, n), os.path.join(d, b"moved-away"))
+    mkfile(d, o, b"someone else's")
+    rc, out, err = run(["--undo", log, "-q"])
+    check(rc == 4 and b"moved on" in out and o in out,
+          "renamed file moved on, old name retaken: failed, named under -q "
+          "(%d) %r" % (rc, out))
 
     # A failed line cancels its rename: --undo must not move the file
     # that took the name (created by someone else between our check and
@@ -1338,6 +1374,20 @@ def test_casefold_dir():
           "--casefold-dir succeeds after --fix (%d)" % rc)
     clean = fresh("t-cfdir2")
     mkfile(mkdir(clean, b"x"), b"y")
+    # --fix without --yes is a dry run of the whole command
+    coll = fresh("t-cfdir4")
+    mkfile(coll, b"Dup")
+    mkfile(mkdir(coll, b"d"), b"dup")
+    mkfile(coll, b"DUP")
+    for tree, want in ((clean, 0), (coll, 4)):
+        before = listing(tree)
+        rc, out, err = run(["--casefold-dir", tree, "--fix"])
+        check(rc == want and listing(tree) == before and
+              b"dry run" in out,
+              "--casefold-dir --fix without --yes sets nothing (%d %r)"
+              % (rc, out))
+    rc, out, err = run(["--casefold-dir", two, "--fix"])
+    check(rc == 0 and b"dry run" in out, "dry run on a fixed tree (%d)" % rc)
     rc, objs, err = jrun(["--casefold-dir", clean])
     check(rc == 0 and summary(objs).get("casefold_set") == 2,
           "--casefold-dir on a clean tree -> 0, 2 dirs (%d)" % rc)
