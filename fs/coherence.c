@@ -890,13 +890,22 @@ static void *inval_thread(void *arg)
 	return NULL;
 }
 
-void coh_inval_wait(void)
+int coh_inval_wait(unsigned ms)
 {
+	struct timespec until;
+	long ns;
+	int r = 0;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	ns = until.tv_nsec + (long)(ms % 1000) * 1000000;
+	until.tv_sec += ms / 1000 + ns / 1000000000;
+	until.tv_nsec = ns % 1000000000;
 	pthread_mutex_lock(&iq_lock);
 	uint64_t target = iq_queued;
-	while (iq_started && !iq_stop && iq_done < target)
-		pthread_cond_wait(&iq_done_cond, &iq_lock);
+	while (iq_started && !iq_stop && iq_done < target && r == 0)
+		r = pthread_cond_timedwait(&iq_done_cond, &iq_lock, &until);
 	pthread_mutex_unlock(&iq_lock);
+	return r == ETIMEDOUT ? -ETIMEDOUT : 0;
 }
 
 int coh_init(void)

@@ -463,10 +463,13 @@ int coh_bump(void);
 /* Queue an invalidation of `name` in d, sent after the reply if d is
  * still the node the kernel knows by its id then. */
 void coh_inval_async(struct node *d, const char *name);
-/* Wait until every invalidation queued so far has been sent.  Only for a
- * caller the kernel holds no directory lock for (an ioctl), and with no
- * namespace lock of ours held: the worker takes the kernel's lock. */
-void coh_inval_wait(void);
+/* Wait until every invalidation queued so far has been sent, or for ms
+ * milliseconds (-ETIMEDOUT).  Only for a caller the kernel holds no
+ * directory lock for (an ioctl), and with no namespace lock of ours held:
+ * the worker takes the kernel's lock.  Bounded, because that lock may be
+ * held by a process whose request waits for a worker, and the waiting
+ * caller may be the last free one (always so with -s). */
+int coh_inval_wait(unsigned ms);
 void coh_stats(size_t *entries, uint64_t *bumps);
 
 /* ---- xlock.c ------------------------------------------------------------ */
@@ -598,6 +601,10 @@ int entry_fill(struct node *d, int fd, const struct stat *st,
 /* Does the directory have entries other than ., .. (and the record at
  * the root)?  1 yes, 0 no, -errno. */
 int dir_nonempty(struct node *d);
+/* renameat2() on SOURCE, 0 or -errno; RENAME_NOREPLACE also where its
+ * file system takes no flags (the caller holds the namespace lock of the
+ * directory gaining the name). */
+int rename2(int ofd, const char *o, int nfd, const char *n, unsigned flags);
 
 /* Monotonic clock in nanoseconds. */
 static inline uint64_t now_ns(void)

@@ -754,12 +754,27 @@ void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 
 /* ---- renaming ---------------------------------------------------------- */
 
-static int rename2(int ofd, const char *o, int nfd, const char *n,
-		   unsigned flags)
+int rename2(int ofd, const char *o, int nfd, const char *n, unsigned flags)
 {
+	int r;
+
 	if (flags == 0)
 		return renameat(ofd, o, nfd, n) < 0 ? -errno : 0;
-	return syscall(SYS_renameat2, ofd, o, nfd, n, flags) < 0 ? -errno : 0;
+	r = syscall(SYS_renameat2, ofd, o, nfd, n, flags) < 0 ? -errno : 0;
+	if (r == -EINVAL && flags == RENAME_NOREPLACE) {
+		/* SOURCE's file system takes no flags (NFS, 9p, many FUSE
+		 * ones): a look, under the caller's namespace lock, then a
+		 * plain rename -- only a change made to SOURCE directly in
+		 * between can be overwritten. */
+		struct stat st;
+
+		if (fstatat(nfd, n, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			return -EEXIST;
+		if (errno != ENOENT)
+			return -errno;
+		r = renameat(ofd, o, nfd, n) < 0 ? -errno : 0;
+	}
+	return r;
 }
 
 /* rename2() as the caller: the stored names may be other entries than the

@@ -151,13 +151,7 @@ static int respell_locked(fuse_req_t req, struct node *d, const char *from,
 	r = creds_enter_nomask(req, &c);
 	if (r)
 		return r;
-	r = syscall(SYS_renameat2, d->fd, stored, d->fd, to,
-		    RENAME_NOREPLACE) < 0 ? -errno : 0;
-	if (r == -EINVAL) {
-		/* SOURCE's file system takes no flags (NFS, FUSE, ...): the
-		 * check above, under our lock, is what remains. */
-		r = renameat(d->fd, stored, d->fd, to) < 0 ? -errno : 0;
-	}
+	r = rename2(d->fd, stored, d->fd, to, RENAME_NOREPLACE);
 	creds_leave(&c);
 	if (r)
 		return r;
@@ -207,9 +201,15 @@ void respell_ioctl(fuse_req_t req, struct node *d, const void *in_buf,
 		dlog("respell %s (%s) -> %s = %d", from, stored, to, r);
 		/* No kernel lock is held for an ioctl, so the spellings that
 		 * changed can be dropped before we answer (after our lock is
-		 * gone: the kernel's may wait for a lookup that needs it). */
-		if (r == 0)
-			coh_inval_wait();
+		 * gone: the kernel's may wait for a lookup that needs it).
+		 * Not forever: a process holding the directory's kernel lock
+		 * may wait for a worker, and with -s this one is the only
+		 * worker (the wait then only covers the case where no lookup
+		 * is under way there) -- the invalidations follow the
+		 * answer. */
+		if (r == 0 && coh_inval_wait(F.single ? 100 : 10000) < 0)
+			dlog("respell: answered before the kernel's cache "
+			     "was told (its lock is held)");
 	}
 	if (r)
 		fuse_reply_err(req, -r);

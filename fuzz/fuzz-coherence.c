@@ -490,7 +490,8 @@ static void drain(void)
 	w_go = 1;
 	pthread_cond_broadcast(&w_cond);
 	pthread_mutex_unlock(&w_mu);
-	coh_inval_wait();
+	if (coh_inval_wait(60000) < 0)
+		fail("the invalidations were not sent within a minute", -1, 0);
 	pthread_mutex_lock(&w_mu);
 	w_go = 0;
 	pthread_mutex_unlock(&w_mu);
