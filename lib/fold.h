@@ -165,8 +165,13 @@ int fold_init(struct fold_ctx *ctx, const char *encoding, enum fold_form form,
  *   "ext4": utf8-12.1, FOLD_CASEFOLD with FOLD_IGNORABLES and
  *           FOLD_KERNEL_ORDER: the equivalence of the Linux kernel's
  *           utf8-12.1 "nfdicf" (ext4/f2fs/tmpfs casefold): the same key,
- *           byte for byte, for every well-formed name (tested against the
- *           kernel's own code).  The kernel also accepts two kinds of
+ *           byte for byte, for every well-formed name without a run of
+ *           more than 30 marks (tested against the kernel's own code).
+ *           The kernel orders such a run whole, libfold cuts it (above),
+ *           so two names that differ only in the order of marks around
+ *           the 31st of a run are equal there and unequal here: a
+ *           collision the profile misses, never one it invents.  The
+ *           kernel also accepts two kinds of
  *           ill-formed name, which libfold keeps opaque: a continuation
  *           byte after a complete character (passed through), and a NUL
  *           (ends the name).
