@@ -377,14 +377,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	c.seed.k1 = 0x0f0e0d0c0b0a0908ull;
 	if (opt & 2) {
 		/* a log from an earlier run: one rename of names that are
-		 * not here, then a line cut short */
+		 * not here (with the inode number of the file it would have
+		 * renamed, as --fix logs it), then a line cut short */
 		FILE *f = fopen(logpath, "w");
+		char gone[512];
+		struct stat gst;
 
-		if (!f)
+		snprintf(gone, sizeof gone, "%s/gone", base);
+		if (!f || stat(gone, &gst) < 0)
 			fail("cannot write the old log");
 		fprintf(f, "%s%d\nrename ", LOG_MAGIC, LOG_FORMAT);
 		rep_hex(f, c.root_abs, strlen(c.root_abs) - strlen("/tree"));
-		fputs(" 676f6e65 676f6e652032 1\nrename 2f", f);
+		fprintf(f, " 676f6e65 676f6e652032 %llu\nrename 2f",
+			(unsigned long long)gst.st_ino);
 		fclose(f);
 	}
 
