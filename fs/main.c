@@ -1095,6 +1095,11 @@ void op_init(void *userdata, struct fuse_conn_info *conn)
 	 * cached mode does not show them, file_as_writer() (ops_file.c). */
 	conn->want &= ~(unsigned)(FUSE_CAP_WRITEBACK_CACHE |
 				  FUSE_CAP_HANDLE_KILLPRIV);
+	/* A direct write longer than max_write comes in pieces; sent all at
+	 * once (async DIO), the pieces of an O_APPEND one would each be
+	 * appended (RWF_APPEND: SOURCE's end, not the kernel's idea of it)
+	 * in whatever order the workers took them.  One at a time, then. */
+	conn->want &= ~(unsigned)FUSE_CAP_ASYNC_DIO;
 	/* The kernel must not apply the caller's umask itself (a parent's
 	 * default ACL in SOURCE overrides it), with or without
 	 * default_permissions: DONT_MASK, and creds.c gives the creating

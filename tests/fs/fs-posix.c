@@ -2885,6 +2885,41 @@ static void *dio_loop(void *arg)
 	return NULL;
 }
 
+/* One O_APPEND|O_DIRECT write of 8 MiB, more than max_write: the kernel
+ * sends it in pieces, which must land in order (until session 36 they
+ * were sent at once and each appended where SOURCE ended: shuffled). */
+static void direct_append(struct t_mount *m)
+{
+	const size_t len = 8 << 20, blk = 128 << 10;
+	unsigned char *buf = NULL, *back = NULL;
+	size_t i, wrong = 0;
+	if (posix_memalign((void **)&buf, 4096, len) || posix_memalign((void **)&back, 4096, len)) {
+		CHECK(0, "memory for the O_APPEND|O_DIRECT write");
+		goto out;
+	}
+	for (i = 0; i < len; i++)
+		buf[i] = (unsigned char)(i / blk * 7 + 1);
+	int fd = open(t_path(m->mnt, "dio-app"),
+		      O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_DIRECT | O_CLOEXEC, 0644);
+	errno = 0;
+	ssize_t w = fd >= 0 ? write(fd, buf, len) : -1;
+	CHECK(w == (ssize_t)len, "one O_APPEND|O_DIRECT write of 8 MiB (%zd, %s)", w,
+	      strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	fd = open(t_path(m->src, "dio-app"), O_RDONLY | O_CLOEXEC);
+	ssize_t r = fd >= 0 ? read(fd, back, len) : -1;
+	if (fd >= 0)
+		close(fd);
+	for (i = 0; r == (ssize_t)len && i < len; i += blk)
+		wrong += memcmp(buf + i, back + i, blk) != 0;
+	CHECK(r == (ssize_t)len && !wrong,
+	      "SOURCE holds its 64 pieces of 128 KiB in order (%zu of 64 misplaced)", wrong);
+out:
+	free(buf);
+	free(back);
+}
+
 /* A file opened O_DIRECT and also mapped: pages written back from the
  * mapping are not direct (unaligned: EINVAL if they were) and the daemon
  * gets them through the same open file as the direct requests, at the
@@ -3030,6 +3065,7 @@ static void sec_data_path(void)
 			      "an aligned O_DIRECT write of 8192 bytes (%s)", strerror(errno));
 			if (fd >= 0)
 				close(fd);
+			direct_append(&m);
 			direct_and_mapped(&m);
 		}
 		free(al);
