@@ -9,8 +9,7 @@
  * says so (libfold's verdict but for the kernel's two laxities); for a
  * well-formed name the kernel's nfdicf and nfdi keys are libfold's
  * FOLD_CASEFOLD and FOLD_NFD keys with FOLD_IGNORABLES | FOLD_KERNEL_ORDER,
- * byte for byte (unless the kernel's key has a run of more than 30 marks,
- * which libfold cuts).
+ * byte for byte, runs of marks of any length included.
  */
 #include <stdint.h>
 #include <stdlib.h>

@@ -31,7 +31,10 @@
  *    as the mark it is where it is ordered among the marks (that is,
  *    except under FOLD_KERNEL_ORDER).  Marks are reordered only within a run, and
  *    composition does not reach across a cut.  Text without such runs
- *    (all real text) is normalized exactly as UAX #15 says.
+ *    (all real text) is normalized exactly as UAX #15 says.  Under
+ *    FOLD_KERNEL_ORDER (a decomposing form) nothing is cut: a run of any
+ *    length is ordered whole, as the kernel does, with one pass over it
+ *    per combining class it holds (linear work, no memory grows).
  *  - A code point's data at version V: the newest tables, restricted by
  *    age.  A code point assigned after V has none.  A code point assigned
  *    at or before V maps as it does in the newest version (mappings are
@@ -113,13 +116,13 @@ enum fold_form {
 				  U+0345 is ordered as class 240 first,
 				  Unicode D145).  With FOLD_IGNORABLES: a
 				  dropped ignorable still ends the run of
-				  marks before it (and the Stream-Safe
-				  count), so marks on its two sides are not
-				  sorted together (without it, it is as if
+				  marks before it, so marks on its two
+				  sides are not sorted together (without it, it is as if
 				  it had never been there); a key with marks
 				  left unsorted that way is then not its
 				  own key.  The kernel's nfdicf and nfdi do
-				  both. */
+				  both.  And a run of more than 30 marks is
+				  ordered whole, not cut (above). */
 
 /* Error codes: every failing call returns one of these (all negative). */
 #define FOLD_EINVAL (-1)   /* bad argument (NULL pointer, unknown form/flag) */
@@ -165,12 +168,8 @@ int fold_init(struct fold_ctx *ctx, const char *encoding, enum fold_form form,
  *   "ext4": utf8-12.1, FOLD_CASEFOLD with FOLD_IGNORABLES and
  *           FOLD_KERNEL_ORDER: the equivalence of the Linux kernel's
  *           utf8-12.1 "nfdicf" (ext4/f2fs/tmpfs casefold): the same key,
- *           byte for byte, for every well-formed name without a run of
- *           more than 30 marks (tested against the kernel's own code).
- *           The kernel orders such a run whole, libfold cuts it (above),
- *           so two names that differ only in the order of marks around
- *           the 31st of a run are equal there and unequal here: a
- *           collision the profile misses, never one it invents.  The
+ *           byte for byte, for every well-formed name, long runs of marks
+ *           included (tested against the kernel's own code).  The
  *           kernel also accepts two kinds of
  *           ill-formed name, which libfold keeps opaque: a continuation
  *           byte after a complete character (passed through), and a NUL

@@ -178,6 +178,13 @@ static inline void fs_compose(struct fstream *fs, uint32_t c,
 
 /* ---- stage 2: canonical ordering ---- */
 
+/* C is FS_CAPTURE where fs_long() expands a code point: stage 1's output
+ * goes to left[] (code point | class << 24), not on; a decomposing form
+ * otherwise.  A class-0 entry is a starter, or a dropped ignorable that
+ * ends the run (igncut). */
+#define FS_CAPTURE 2
+_Static_assert(FOLD_MAXEXP <= FOLD_SAFE_RUN, "left[] holds an expansion");
+
 static FS_INLINE void fs_next(struct fstream *fs, uint32_t c, unsigned cls,
 			      const int C)
 {
@@ -202,6 +209,10 @@ static FS_INLINE void fs_order(struct fstream *fs, uint32_t c, unsigned cls,
 			       const int C)
 {
 	unsigned i, cc = cls & 0xFF;
+	if (C == FS_CAPTURE) {
+		fs->left[fs->nleft++] = c | (uint32_t)cc << 24;
+		return;
+	}
 	if (cc == 0) {
 		if (fs->nns == 1) {
 			/* one mark: nothing to sort */
@@ -214,6 +225,13 @@ static FS_INLINE void fs_order(struct fstream *fs, uint32_t c, unsigned cls,
 		return;
 	}
 	if (fs->nns == FOLD_SAFE_RUN) {
+		if (fs->klong) {
+			/* the 31st mark or later, of this code point's
+			 * expansion: every mark of it from here on is one
+			 * (fold_stream.h), and fs_long() orders them in */
+			fs->lrn++;
+			return;
+		}
 		fs_order_flush(fs, C);
 		if (C && fs->have_st)
 			fs_compose_flush(fs);
@@ -231,6 +249,10 @@ static FS_INLINE void fs_order(struct fstream *fs, uint32_t c, unsigned cls,
  * that is a starter and combines with nothing before it. */
 static void fs_flush_held(struct fstream *fs, const int C)
 {
+	if (C == FS_CAPTURE) {
+		fs_order(fs, 0, 0, C);
+		return;
+	}
 	if (fs->nns)
 		fs_order_flush(fs, C);
 	if (C && fs->have_st)
@@ -440,7 +462,7 @@ static FS_INLINE void fs_final(struct fstream *fs, uint32_t c, const int C,
 		fs_order(fs, c, 0, C);
 		return;
 	}
-	if (F && !C && c == YPOGEGRAMMENI) {
+	if (F && C != 1 && c == YPOGEGRAMMENI) {
 		fs_order(fs, 0x3B9, fs->ypocls, C);
 		return;
 	}
@@ -564,7 +586,7 @@ static FS_INLINE void fs_expand(struct fstream *fs, uint32_t x, unsigned rid,
 		fs_slice_final(fs, x, fs_field(r, 1), C, F);
 	else if (fields & F_D)
 		fs_decompose(fs, x, fs_field(r, 0), C, F);
-	else if (F && !C && x == YPOGEGRAMMENI)
+	else if (F && C != 1 && x == YPOGEGRAMMENI)
 		fs_order(fs, 0x3B9, fs->ypocls, C);
 	else if (F && (fields & F_F))
 		fs_fold(fs, x, fs_field(r, 2), C);
@@ -1793,12 +1815,96 @@ static unsigned fs_fill_bytes(struct fstream *fs)
 	return fs->outn;
 }
 
+/*
+ * FOLD_KERNEL_ORDER: the kernel sorts a run of marks whole, however long,
+ * without a buffer: it finds the lowest class in the run, then emits each
+ * class present, lowest first, in a pass over the run that takes that
+ * class's marks in input order.  fs_long() does the same for the run
+ * ns[] overflowed (its first FOLD_SAFE_RUN marks, sorted, so in input
+ * order within a class: each pass emits these before the rest of the
+ * run's marks of its class).  A pass walks the input from lr_p, expanding
+ * each code point again (FS_CAPTURE), to the first starter or dropped
+ * ignorable, which is always the first of its code point's expansion
+ * (no expansion that begins with a mark has a starter later: lib-kernel
+ * checks every code point), so the stream goes on from that code point.
+ * Work: a pass per class in the run plus one, each linear.  Stops when
+ * want bytes are out, a pass or the run unfinished (lr set), or at
+ * ill-formed input (fs->bad).
+ */
+static void fs_long(struct fstream *fs, unsigned want, const int F)
+{
+	while (fs->outn < want) {
+		const unsigned char *q = fs->lr_q;
+		uint32_t cp;
+		unsigned lv, len, i;
+		if (!q) {
+			/* a pass begins with the run's buffered marks */
+			for (i = 0; i < fs->nns; i++) {
+				unsigned cc = fs->nscls[i] & 0xFF;
+				if (cc == fs->lr_cls)
+					fs_put(fs, fs->ns[i]);
+				else if (cc > fs->lr_cls && cc < fs->lr_next)
+					fs->lr_next = cc;
+			}
+			q = fs->lr_p;
+		}
+		if (q == fs->end || *q < 0x80)
+			goto stop; /* ASCII: a starter */
+		len = fs_peek(fs, q, &cp, &lv);
+		if (!len) {
+			fs->bad = 1;
+			return;
+		}
+		fs->nleft = 0;
+		fs_expand(fs, cp, lv & L_RID, FS_CAPTURE, F);
+		i = q == fs->lr_p ? fs->nleft - fs->lrn : 0;
+		if (fs->nleft == 0 || fs->left[i] >> 24 == 0)
+			goto stop;
+		for (; i < fs->nleft; i++) {
+			unsigned cc = fs->left[i] >> 24;
+			if (cc == fs->lr_cls)
+				fs_put(fs, fs->left[i] & 0xFFFFFF);
+			else if (cc > fs->lr_cls && cc < fs->lr_next)
+				fs->lr_next = cc;
+		}
+		fs->lr_q = q + len;
+		continue;
+	stop:
+		/* the run ends before q */
+		fs->nleft = 0;
+		if (fs->lr_next > 0xFF) {
+			fs->lr = 0;
+			fs->lrn = 0;
+			fs->nns = 0;
+			fs->p = q;
+			return;
+		}
+		fs->lr_cls = fs->lr_next;
+		fs->lr_next = 0x100;
+		fs->lr_q = NULL;
+	}
+}
+
+/* The code point at start, just expanded, overflowed ns[] (fs->lrn). */
+static void fs_long_begin(struct fstream *fs, const unsigned char *start,
+			  unsigned want, const int F)
+{
+	fs->lr = 1;
+	fs->lr_p = start;
+	fs->lr_q = NULL;
+	fs->lr_cls = 0; /* the first pass only finds the lowest class */
+	fs->lr_next = 0x100;
+	fs_long(fs, want, F);
+}
+
 static FS_INLINE unsigned fs_fill_v(struct fstream *fs, unsigned want,
 				    const int C, const int F)
 {
 	const unsigned lim = FS_OUTCAP - FS_STEPMAX;
 	if (want > lim)
 		want = lim;
+	if (!C && fs->lr)
+		fs_long(fs, want, F);
 	while (fs->outn < want && !fs->bad) {
 		const unsigned char *start = fs->p;
 		uint32_t cp;
@@ -1819,6 +1925,8 @@ static FS_INLINE unsigned fs_fill_v(struct fstream *fs, unsigned want,
 			}
 			fs->p++;
 			fs_expand(fs, *start, fold_rid(*start), C, F);
+			if (!C && fs->lrn)
+				fs_long_begin(fs, start, want, F);
 			continue;
 		}
 		len = fs_peek(fs, start, &cp, &lv);
@@ -1828,6 +1936,8 @@ static FS_INLINE unsigned fs_fill_v(struct fstream *fs, unsigned want,
 		}
 		fs->p = start + len;
 		fs_expand(fs, cp, lv & L_RID, C, F);
+		if (!C && fs->lrn)
+			fs_long_begin(fs, start, want, F);
 		continue;
 #endif
 		if (fs->nns | fs->have_st) {
@@ -1898,6 +2008,8 @@ static FS_INLINE unsigned fs_fill_v(struct fstream *fs, unsigned want,
 			}
 		}
 		fs_expand(fs, cp, lv & L_RID, C, F);
+		if (!C && fs->lrn)
+			fs_long_begin(fs, start, want, F);
 	}
 	return fs->outn;
 }

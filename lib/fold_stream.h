@@ -12,7 +12,10 @@
  *   2. order: non-starters are buffered and stably sorted by combining
  *      class when the next starter arrives.  A run longer than
  *      FOLD_SAFE_RUN is cut there (UAX #15 Stream-Safe Text Format: as if
- *      U+034F were inserted; nothing is emitted for the cut);
+ *      U+034F were inserted; nothing is emitted for the cut), except under
+ *      FOLD_KERNEL_ORDER, where the kernel sorts a run whole: fs_long()
+ *      emits such a run class by class, one pass over the input for each
+ *      class present, as the kernel does (no buffer grows);
  *   3. compose (NFC, NFKC, NFKC_CF only): canonical composition, holding
  *      the last starter and the non-starters that failed to combine.
  * The output of stage 2 or 3 is UTF-8 encoded into out[].
@@ -79,11 +82,23 @@ struct fstream {
 	unsigned nns;
 	uint32_t ns[FOLD_SAFE_RUN];
 	uint16_t nscls[FOLD_SAFE_RUN]; /* ccc | composition list << 8 */
-	/* stage 3: the last starter and the marks that did not combine */
+	/* stage 3: the last starter and the marks that did not combine.
+	 * The decomposing forms have no stage 3: there left[] holds what
+	 * one code point expands to, for fs_long() (FS_CAPTURE) */
 	unsigned have_st, nleft;
 	unsigned leftcc;
 	uint32_t st;
 	uint32_t left[FOLD_SAFE_RUN];
+	/* FOLD_KERNEL_ORDER in a decomposing form (klong): a run of more
+	 * than FOLD_SAFE_RUN marks.  Its first marks are in ns[]; lrn
+	 * counts those that did not fit, the last lrn of the code point at
+	 * lr_p's expansion, where the rest of the run begins.  lr: the run
+	 * is being emitted, a pass over it per class: lr_cls the class of
+	 * this pass, lr_next the lowest class above it seen so far, lr_q
+	 * the pass's next code point (NULL: the pass has not begun) */
+	uint8_t klong, lr;
+	unsigned lrn, lr_cls, lr_next;
+	const unsigned char *lr_p, *lr_q;
 	/* output of the current fill: out[0..outn).  out is buf, or a
 	 * caller's buffer with at least FS_OUTCAP bytes of room (fold_key
 	 * writes keys in place) */
@@ -137,6 +152,8 @@ static inline void fs_init_rest(struct fstream *fs, const struct fold_ctx *ctx,
 	unsigned form = ctx->form;
 	fs->nns = 0;
 	fs->nleft = 0;
+	fs->lrn = 0;
+	fs->lr = 0;
 	fs->fold = fs_variant(form) & 1;
 	fs->compat = fs->level > 1;
 	fs->compose = fs_variant(form) >> 1;
@@ -144,6 +161,7 @@ static inline void fs_init_rest(struct fstream *fs, const struct fold_ctx *ctx,
 	fs->ypocls = (ctx->flags & FOLD_KERNEL_ORDER) ? 0 : 240;
 	fs->igncut = fs->ign && !fs->compose &&
 		     (ctx->flags & FOLD_KERNEL_ORDER);
+	fs->klong = !fs->compose && (ctx->flags & FOLD_KERNEL_ORDER);
 	if (!valid)
 		fs->mode = FS_RAW;
 	else if (ctx->charset == FOLD_CHARSET_ASCII)

@@ -76,8 +76,6 @@ int kernel_compare_key(const struct kver *v, int cf, const char *s, size_t n,
 	*kl = kernel_key(v, cf, s, n, kk, cap);
 	if (*kl < 0)
 		return -2;
-	if (kernel_long_run(c, kk, (size_t)*kl))
-		return -1;
 	*ll = fold_key(c, s, n, lk, cap);
 	return *ll == *kl && !memcmp(kk, lk, (size_t)*kl);
 }
@@ -101,23 +99,6 @@ int kernel_equal(const struct kver *v, int cf, const char *s, size_t sn,
 			return 0;
 	} while (x);
 	return 1;
-}
-
-int kernel_long_run(const struct fold_ctx *c, const char *k, size_t n)
-{
-	uint32_t cps[4096];
-	size_t m, i;
-	unsigned run = 0;
-
-	if (n > sizeof cps / sizeof *cps)
-		return 1; /* longer than any key compared: leave it out */
-	m = u8_decode(k, n, cps, sizeof cps / sizeof *cps);
-	for (i = 0; i < m; i++) {
-		run = fold_cp_ccc(c, cps[i]) > 0 ? run + 1 : 0;
-		if (run > 30)
-			return 1;
-	}
-	return 0;
 }
 
 int kernel_should_accept(const struct fold_ctx *c, const char *s, size_t n)

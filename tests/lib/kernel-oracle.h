@@ -38,10 +38,9 @@ long kernel_key(const struct kver *v, int cf, const char *s, size_t n,
 		char *out, size_t cap);
 
 /* Compare the kernel's key of s[0..n) (nfdicf if cf, else nfdi) with
- * libfold's (v->cf or v->nd): 1 the same, 0 different, -1 left out (the
- * kernel's key has a run of more than 30 marks), -2 the kernel refuses the
- * name.  The keys are left in kk (*kl, as kernel_key returns it) and, but
- * for -2 and -1, lk (*ll, as fold_key returns it), cap bytes each. */
+ * libfold's (v->cf or v->nd): 1 the same, 0 different, -2 the kernel
+ * refuses the name.  The keys are left in kk (*kl, as kernel_key returns
+ * it) and, but for -2, lk (*ll, as fold_key returns it), cap bytes each. */
 int kernel_compare_key(const struct kver *v, int cf, const char *s, size_t n,
 		       char *kk, long *kl, char *lk, ssize_t *ll, size_t cap);
 
@@ -50,11 +49,6 @@ int kernel_compare_key(const struct kver *v, int cf, const char *s, size_t n,
  * the kernel refuses either (it then compares them as bytes). */
 int kernel_equal(const struct kver *v, int cf, const char *s, size_t sn,
 		 const char *t, size_t tn);
-
-/* Does the well-formed key k[0..n) hold a run of more than 30
- * non-starters (at c's version)?  libfold cuts such runs, the kernel does
- * not, so keys with one are not compared. */
-int kernel_long_run(const struct fold_ctx *c, const char *k, size_t n);
 
 /* Should the kernel accept s[0..n)?  From libfold's own verdict (c's
  * fold_validate) on the name up to its first NUL without the continuation
