@@ -35,6 +35,9 @@
  * name, encoding and options hash the same in every run and with
  * fold_hash() in any program given that seed (fold_hash mixes the
  * context into the key, so plain SipHash of the key does not give it). */
+/* What foldfs records for a new tree unless told otherwise (fs/main.c), so
+ * that names print as a default view compares them. */
+#define DEFAULT_ENCODING "utf8-12.1"
 #define DEFAULT_K0 UINT64_C(0x0706050403020100)
 #define DEFAULT_K1 UINT64_C(0x0f0e0d0c0b0a0908)
 
@@ -62,8 +65,10 @@ static void usage(FILE *f)
 "\n"
 "Form and encoding:\n"
 "  -f, --form FORM        nfd, nfc, nfkd, nfkc, casefold (default), nfkc_cf\n"
-"  -e, --encoding ENC     utf8 (default: newest Unicode known), utf8-X.Y[.Z],\n"
-"                         or ascii (only A-Z fold)\n"
+"  -e, --encoding ENC     utf8-X.Y[.Z] (default utf8-12.1, as foldfs gives a\n"
+"                         new tree; foldfs --info SOURCE tells a tree's),\n"
+"                         utf8 (the newest Unicode known) or ascii (only\n"
+"                         A-Z fold)\n"
 "  -p, --profile NAME     preset: ext4 = utf8-12.1, casefold, ignorables and\n"
 "                         the kernel's order of marks (the Linux kernel's\n"
 "                         ext4/f2fs/tmpfs equivalence)\n"
@@ -78,7 +83,7 @@ static void usage(FILE *f)
 "      --hash             print the 64-bit keyed hash (SipHash-1-3 of the\n"
 "                         comparison key, context mixed in) in hex; equal\n"
 "                         for equivalent names\n"
-"      --seed K0:K1       hash key as two 64-bit hex numbers (default\n"
+"      --seed K0:K1       --hash's key as two 64-bit hex numbers (default\n"
 "                         0706050403020100:0f0e0d0c0b0a0908)\n"
 "      --check            only validate; print 'line N: byte offset M:\n"
 "                         ill-formed UTF-8' for each bad name\n"
@@ -313,8 +318,10 @@ static int do_stream(FILE *f, const char *file)
 		}
 	}
 	/* A read error ends this FILE only, as an open error does: the
-	 * FILEs after it are still read. */
-	if (!r && ferror(f)) {
+	 * FILEs after it are still read.  getdelim() failing short of the
+	 * end is one too: out of memory for a long line sets no error flag
+	 * (glibc), and the rest must not pass for the end of the input. */
+	if (!r && (ferror(f) || !feof(f))) {
 		int e = errno;
 
 		fputs("foldfs-norm: ", stderr);
@@ -377,7 +384,7 @@ static int run(int argc, char **argv)
 	const char *encoding = NULL, *profile = NULL;
 	enum fold_form form = FOLD_CASEFOLD;
 	unsigned flags = 0;
-	int have_form = 0, cmp = 0, list = 0, opt, r, i;
+	int have_form = 0, cmp = 0, list = 0, have_seed = 0, opt, r, i;
 	static const char optstring[] = "-:f:e:p:0vhV";
 	int nfiles = 0, nnames = 0;
 
@@ -427,6 +434,7 @@ static int run(int argc, char **argv)
 			if (parse_seed(optarg, &g.seed) < 0)
 				return usage_error("--seed wants K0:K1 in hex",
 						   optarg);
+			have_seed = 1;
 			break;
 		case OPT_CHECK:
 			g.check = 1;
@@ -466,6 +474,9 @@ static int run(int argc, char **argv)
 		return usage_error("--cmp, --hash and --check exclude each "
 				   "other",
 				   NULL);
+	if (have_seed && !g.hash)
+		return usage_error("--seed is the key of --hash; give --hash",
+				   NULL);
 
 	if (profile) {
 		char enc[40];
@@ -484,14 +495,14 @@ static int run(int argc, char **argv)
 			      g.ctx.flags | flags |
 				      (g.strict ? FOLD_STRICT : 0));
 	} else {
-		r = fold_init(&g.ctx, encoding ? encoding : "utf8", form,
-			      flags | (g.strict ? FOLD_STRICT : 0));
+		r = fold_init(&g.ctx, encoding ? encoding : DEFAULT_ENCODING,
+			      form, flags | (g.strict ? FOLD_STRICT : 0));
 	}
 	if (r < 0) {
 		/* quoted: an empty name or a stray space must show */
 		const char *e = encoding  ? encoding
 				: profile ? profile
-					  : "utf8";
+					  : DEFAULT_ENCODING;
 
 		fprintf(stderr, "foldfs-norm: %s '", fold_strerror(r));
 		u8_fput_esc(stderr, e, strlen(e));
@@ -531,6 +542,15 @@ static int run(int argc, char **argv)
 				ba ? 1 : 2, ba ? oa : ob);
 			return ST_ERROR;
 		}
+		/* as for every other name: said, never silent (the exit
+		 * status is the comparison's) */
+		for (i = 0; i < 2; i++)
+			if (i ? bb : ba)
+				fprintf(stderr,
+					"foldfs-norm: argument %d: byte offset "
+					"%zu: ill-formed UTF-8 (compared as "
+					"bytes: equal only to itself)\n",
+					i + 1, i ? ob : oa);
 		eq = fold_equal(&g.ctx, a, an, b, bn);
 		if (g.verbose) {
 			ssize_t la, lb;

@@ -350,5 +350,49 @@ check(rc == 2 and b"\x1b" not in err and u("\u202e") not in err and
       b"x\\x1b[2J\\xe2\\x80\\xae" in err,
       "a bad --encoding is quoted escaped: %r" % err)
 
+# The default encoding is the one foldfs gives a new tree (utf8-12.1):
+# U+A7C7 and U+A7C8 (Unicode 13.0) are a case pair only from 13.0 on.
+D_CAP, D_SMALL = u("\ua7c7"), u("\ua7c8")
+check(run(["--cmp", "--", D_CAP, D_SMALL])[0] == 1 and
+      run(["-e", "utf8-12.1", "--cmp", "--", D_CAP, D_SMALL])[0] == 1 and
+      run(["-e", "utf8", "--cmp", "--", D_CAP, D_SMALL])[0] == 0,
+      "default encoding utf8-12.1, as foldfs's default; utf8 is newer")
+rc, out, err = run([], D_CAP + b"\n")
+check(rc == 0 and out == D_CAP + b"\n", "default: U+A7C7 unassigned (%r)" % out)
+
+# --seed without --hash would do nothing: refused.
+rc, out, err = run(["--seed", "1:2", "--", "a"])
+check(rc == 2 and b"--hash" in err and not out,
+      "--seed without --hash -> 2 (%d) %r" % (rc, err))
+
+# --cmp says when a name is ill formed, as every other operation does.
+rc, out, err = run(["--cmp", "--", "a", b"A\xff"])
+check(rc == 1 and b"argument 2: byte offset 1: ill-formed" in err and
+      b"argument 1" not in err, "--cmp warns of an ill-formed name: %r" % err)
+rc, out, err = run(["--cmp", "--", b"A\xff", b"A\xff"])
+check(rc == 0 and err.count(b"ill-formed") == 2,
+      "--cmp: an ill-formed name equals itself, both warned: %r" % err)
+
+# A line that memory cannot hold is a read error (2), not the end of the
+# input: what follows it must not silently go unchecked.
+def small_as():
+    import resource
+    resource.setrlimit(resource.RLIMIT_AS, (64 << 20, 64 << 20))
+p = subprocess.Popen([NORM, "--check"], stdin=subprocess.PIPE,
+                     stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                     preexec_fn=small_as)
+try:
+    p.stdin.write(b"x\n" + b"B" * (96 << 20) + b"\n\xff\n")
+except BrokenPipeError:
+    pass
+try:
+    p.stdin.close()
+except BrokenPipeError:
+    pass
+err = p.stderr.read()
+rc = p.wait()
+check(rc == 2 and b"read error" in err,
+      "a line too long for memory: read error, 2 (%d) %r" % (rc, err))
+
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
