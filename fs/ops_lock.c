@@ -66,6 +66,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -615,6 +616,41 @@ static struct flock ofd_lock(const struct flock *l)
 	return x;
 }
 
+/* Does the OFD lock l (as F_OFD_GETLK reported it) belong to the open
+ * file description fd?  The kernel lists a description's own OFD locks in
+ * its fdinfo ("lock: 1: OFDLCK ADVISORY READ -1 fe:00:42 5 14"); asked
+ * only where two owners hold the very same lock, which the comparison in
+ * op_getlk() cannot tell apart. */
+static int fd_holds(int fd, const struct flock *l)
+{
+	char path[64], buf[4096];
+	long long end = l->l_len ? (long long)(l->l_start + l->l_len - 1) : -1;
+	ssize_t got;
+	int f;
+
+	snprintf(path, sizeof path, "/proc/self/fdinfo/%d", fd);
+	f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return 0;
+	got = read(f, buf, sizeof buf - 1);
+	close(f);
+	if (got <= 0)
+		return 0;
+	buf[got] = 0;
+	for (char *p = buf; (p = strstr(p, "OFDLCK")) != NULL; p++) {
+		char type[16], last[32];
+		long long start, e;
+		if (sscanf(p, "OFDLCK %*s %15s %*s %*s %lld %31s", type, &start,
+			   last) != 3)
+			continue;
+		e = strcmp(last, "EOF") ? strtoll(last, NULL, 10) : -1;
+		if (!strcmp(type, l->l_type == F_RDLCK ? "READ" : "WRITE") &&
+		    start == (long long)l->l_start && e == end)
+			return 1;
+	}
+	return 0;
+}
+
 void op_getlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 	      struct flock *lock)
 {
@@ -648,6 +684,12 @@ void op_getlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 				    t.l_len != l.l_len)
 					l.l_pid = o->pid;
 			}
+		/* Two owners with the same lock (shared, likely) each see
+		 * the other's: ask the kernel whose it is. */
+		for (unsigned b = 0; b < NBUCKETS && !l.l_pid; b++)
+			for (o = owners[b]; o && !l.l_pid; o = o->next)
+				if (o->node == n && o != me && fd_holds(o->fd, &l))
+					l.l_pid = o->pid;
 	}
 	pthread_mutex_unlock(&owners_mu);
 	fuse_reply_lock(req, &l);

@@ -499,6 +499,48 @@ static void t_locks(const char *d)
 	fl.l_type = F_UNLCK;
 	CHECK_OK(fcntl(a, F_SETLK, &fl), "[%s] unlock", L);
 
+	/* Two processes with the same shared lock: F_GETLK names one of
+	 * them (the daemon's owners each see the other's lock). */
+	fl.l_type = F_RDLCK;
+	CHECK_OK(fcntl(a, F_SETLK, &fl), "[%s] fcntl F_SETLK read 0-9", L);
+	int go[2], held[2];
+	CHECK_OK(pipe(go) | pipe(held), "[%s] pipes", L);
+	fflush(stdout);
+	pid_t sharer = fork();
+	if (sharer == 0) {
+		int c = open(f, O_RDWR);
+		char x = 0;
+		close(go[1]); /* to see the parent's close as the end */
+		close(held[0]);
+		struct flock r = fl;
+		int ok = c >= 0 && fcntl(c, F_SETLK, &r) == 0;
+		if (write(held[1], &x, 1) != 1 || read(go[0], &x, 1) < 0)
+			ok = 0;
+		_exit(ok ? 0 : 1);
+	}
+	char x;
+	CHECK(read(held[0], &x, 1) == 1, "[%s] sharer took its lock", L);
+	pid = fork();
+	if (pid == 0) {
+		int c = open(f, O_RDWR);
+		struct flock g = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 2, .l_len = 1};
+		int r = fcntl(c, F_GETLK, &g);
+		CHECK(r == 0 && g.l_type == F_RDLCK && (g.l_pid == me || g.l_pid == sharer),
+		      "[%s] child: F_GETLK names a holder of two equal shared locks "
+		      "(pid %d; holders %d, %d)", L, (int)g.l_pid, (int)me, (int)sharer);
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "[%s] F_GETLK child exited", L);
+	close(go[1]);
+	waitpid(sharer, &st, 0);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "[%s] sharer exited", L);
+	close(go[0]);
+	close(held[0]);
+	close(held[1]);
+	fl.l_type = F_UNLCK;
+	CHECK_OK(fcntl(a, F_SETLK, &fl), "[%s] unlock", L);
+
 	struct flock ofd = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 4};
 	CHECK_OK(fcntl(a, F_OFD_SETLK, &ofd), "[%s] OFD lock on fd a", L);
 	struct flock ofd2 = ofd;
