@@ -43,32 +43,35 @@ static int real_fd(struct node *n, struct fuse_file_info *fi)
 /* SOURCE's flags without ours; 0 where SOURCE has no flags at all.  A
  * directory of an ext4/f2fs SOURCE may have the kernel's own casefold
  * flag, the same bit: *native keeps it, to be written back unchanged. */
+/* Does errno say SOURCE has no such attributes at all (an answer of
+ * "none", not a failure)? */
+static int no_attrs(int e)
+{
+	return e == ENOTTY || e == EOPNOTSUPP || e == EINVAL || e == ENOSYS;
+}
+
 static int source_flags(int fd, unsigned *flags, unsigned *native)
 {
 	int f = 0;
 
 	*flags = 0;
 	*native = 0;
-	if (ioctl(fd, FS_IOC_GETFLAGS, &f) < 0) {
-		if (errno == ENOTTY || errno == EOPNOTSUPP || errno == EINVAL ||
-		    errno == ENOSYS)
-			return 0;
-		return -errno;
-	}
+	if (ioctl(fd, FS_IOC_GETFLAGS, &f) < 0)
+		return no_attrs(errno) ? 0 : -errno;
 	*flags = (unsigned)f & ~FOLDFS_CASEFOLD_FL;
 	*native = (unsigned)f & FOLDFS_CASEFOLD_FL;
 	return 0;
 }
 
-static void reply_flags(fuse_req_t req, unsigned flags, size_t out_bufsz)
+/* The flags are an int, whatever FS_IOC_GETFLAGS's number says (long):
+ * ext4 and chattr pass 4 bytes.  Kernels before 5.13 ask us for 8 (the
+ * number's size) and copy back as many as we give: 8 would write past
+ * the caller's int, and on a big-endian machine put the flags in the
+ * wrong half. */
+static void reply_flags(fuse_req_t req, unsigned flags)
 {
-	if (out_bufsz >= sizeof(long)) {
-		long l = (long)flags;
-		fuse_reply_ioctl(req, 0, &l, sizeof l);
-	} else {
-		int i = (int)flags;
-		fuse_reply_ioctl(req, 0, &i, sizeof i);
-	}
+	int i = (int)flags;
+	fuse_reply_ioctl(req, 0, &i, sizeof i);
 }
 
 static int source_set(int fd, unsigned flags)
@@ -274,7 +277,7 @@ void op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned cmd, void *arg,
 		fold_reread(n); /* a change made in SOURCE */
 		if (dir_folds(n))
 			cur |= FOLDFS_CASEFOLD_FL;
-		reply_flags(req, cur, out_bufsz);
+		reply_flags(req, cur);
 		return;
 
 	case FS_IOC_SETFLAGS: {
@@ -283,12 +286,8 @@ void op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned cmd, void *arg,
 			fuse_reply_err(req, EINVAL);
 			return;
 		}
-		if (in_bufsz >= sizeof(long)) {
-			long l;
-			memcpy(&l, in_buf, sizeof l);
-			want = (unsigned)l;
-		} else {
-			int i;
+		{
+			int i; /* the first 4 bytes, as ext4 reads (above) */
 			memcpy(&i, in_buf, sizeof i);
 			want = (unsigned)i;
 		}
@@ -309,8 +308,7 @@ void op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned cmd, void *arg,
 			return;
 		}
 		memset(&fx, 0, sizeof fx);
-		if (ioctl(fd, FS_IOC_FSGETXATTR, &fx) < 0 && errno != ENOTTY &&
-		    errno != EOPNOTSUPP) {
+		if (ioctl(fd, FS_IOC_FSGETXATTR, &fx) < 0 && !no_attrs(errno)) {
 			fuse_reply_err(req, errno);
 			return;
 		}
