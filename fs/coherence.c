@@ -552,7 +552,7 @@ static int current(struct node *d, const char *name, uint64_t *nodeid)
 	*nodeid = 0;
 	if (resolve_name(d, name, stored, &st) < 0)
 		return 0;
-	n = node_find(&st);
+	n = node_find(&st, d->mnt); /* as binding() in ops_entry.c */
 	if (n) {
 		*nodeid = node_id(n);
 		node_put(n);

@@ -136,6 +136,11 @@ struct node {
 	struct node *hnext;	/* (dev, ino) hash chain */
 	dev_t dev;
 	ino_t ino;
+	/* The mount of SOURCE's tree it was reached through (statx's mount
+	 * id; 0 where the kernel has none): a bind mount inside SOURCE
+	 * shows an object a second time, read-only perhaps, and what is
+	 * done through that path must be done through that mount. */
+	uint64_t mnt;
 	int fd;			/* O_PATH descriptor of the backing object */
 	mode_t type;		/* S_IFMT bits */
 	uint64_t nlookup;	/* the kernel's lookup count */
@@ -201,12 +206,16 @@ static inline struct node *node_of(fuse_ino_t ino)
 #endif
 	return ino == FUSE_ROOT_ID ? node_root() : (struct node *)(uintptr_t)ino;
 }
-/* Take an O_PATH fd (consumed) whose fstat is *st; return its node with
- * the lookup count raised by one (for a reply), or NULL (ENOMEM). */
-struct node *node_get(int fd, const struct stat *st);
-/* The node for (dev, ino) if one exists and is current, held (node_put),
- * without touching its lookup count; NULL otherwise. */
-struct node *node_find(const struct stat *st);
+/* fstat of an O_PATH fd, with the id of the mount it is on (*mnt, 0 if
+ * the kernel cannot say): a statx, no dearer than fstat. */
+int fd_stat(int fd, struct stat *st, uint64_t *mnt);
+/* Take an O_PATH fd (consumed) whose fd_stat is *st and mnt; return its
+ * node with the lookup count raised by one (for a reply), or NULL
+ * (ENOMEM). */
+struct node *node_get(int fd, const struct stat *st, uint64_t mnt);
+/* The node for (dev, ino) on mount mnt if one exists and is current,
+ * held (node_put), without touching its lookup count; NULL otherwise. */
+struct node *node_find(const struct stat *st, uint64_t mnt);
 void node_forget(struct node *n, uint64_t nlookup);
 /* Does the node with this id still exist (the kernel may hold it)? */
 int node_alive(uint64_t id);
@@ -279,9 +288,11 @@ int creds_capable(fuse_req_t req, int cap);
 int name_hidden(struct node *d, const char *name);
 /* The stored entry a spelling denotes in directory d: exact bytes first,
  * then (folding directories) the index winner.  On success returns an
- * O_PATH fd of it, its stat in *st and its stored name in stored[]
- * (NAME_BUF).  Returns -errno (-ENOENT when nothing matches). */
-int resolve(struct node *d, const char *name, char *stored, struct stat *st);
+ * O_PATH fd of it, its stat in *st, its mount in *mnt (fd_stat) and its
+ * stored name in stored[] (NAME_BUF).  Returns -errno (-ENOENT when
+ * nothing matches). */
+int resolve(struct node *d, const char *name, char *stored, struct stat *st,
+	    uint64_t *mnt);
 /* Like resolve() but only says whether something equivalent exists
  * and what it is called (no fd).  Returns 0, -ENOENT, -errno. */
 int resolve_name(struct node *d, const char *name, char *stored,
@@ -596,7 +607,7 @@ void op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned cmd, void *arg,
 
 /* Shared by ops_entry.c / ops_dir.c: fill e for an O_PATH fd (consumed)
  * with stat st found in d; raises the node's lookup count. */
-int entry_fill(struct node *d, int fd, const struct stat *st,
+int entry_fill(struct node *d, int fd, const struct stat *st, uint64_t mnt,
 	       struct fuse_entry_param *e);
 /* Does the directory have entries other than ., .. (and the record at
  * the root)?  1 yes, 0 no, -errno. */

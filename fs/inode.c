@@ -215,7 +215,7 @@ static atomic_uint node_gens;
 char foldfs_tsan_chan; /* foldfs.h */
 #endif
 
-static struct node *node_new(int fd, const struct stat *st)
+static struct node *node_new(int fd, const struct stat *st, uint64_t mnt)
 {
 	struct node *n = calloc(1, sizeof *n);
 
@@ -223,6 +223,7 @@ static struct node *node_new(int fd, const struct stat *st)
 		return NULL;
 	n->dev = st->st_dev;
 	n->ino = st->st_ino;
+	n->mnt = mnt;
 	n->fd = fd;
 	n->type = st->st_mode & S_IFMT;
 	n->wd = -1;
@@ -239,9 +240,14 @@ static struct node *node_new(int fd, const struct stat *st)
 
 int node_init(int root_fd, const struct stat *st)
 {
+	struct stat now;
+	uint64_t mnt;
+
 	if (tab_grow() < 0)
 		return -ENOMEM;
-	root = node_new(root_fd, st);
+	if (fd_stat(root_fd, &now, &mnt) < 0)
+		return -errno;
+	root = node_new(root_fd, st, mnt);
 	if (!root)
 		return -ENOMEM;
 	root->gen = 0; /* the kernel made the root inode with generation 0 */
@@ -259,13 +265,14 @@ struct node *node_root(void)
 	return root;
 }
 
-/* With tlock held: find the current node of (dev, ino). */
-static struct node *lookup_locked(const struct stat *st)
+/* With tlock held: find the current node of (dev, ino) on mount mnt. */
+static struct node *lookup_locked(const struct stat *st, uint64_t mnt)
 {
 	struct node *n = tab[hslot(st->st_dev, st->st_ino, tab_size)];
 
 	for (; n; n = n->hnext) {
-		if (n->dev != st->st_dev || n->ino != st->st_ino)
+		if (n->dev != st->st_dev || n->ino != st->st_ino ||
+		    n->mnt != mnt)
 			continue;
 		if (n != root) {
 			struct stat cur;
@@ -292,23 +299,23 @@ static void node_discard(struct node *n)
 	free(n);
 }
 
-struct node *node_get(int fd, const struct stat *st)
+struct node *node_get(int fd, const struct stat *st, uint64_t mnt)
 {
 	struct node *n, *fresh = NULL;
 	size_t count;
 
 	pthread_mutex_lock(&tlock);
-	n = lookup_locked(st);
+	n = lookup_locked(st, mnt);
 	if (!n) {
 		pthread_mutex_unlock(&tlock);
 		/* Allocate outside the lock; another thread may win the race. */
-		fresh = node_new(fd, st);
+		fresh = node_new(fd, st, mnt);
 		if (!fresh) {
 			close(fd);
 			return NULL;
 		}
 		pthread_mutex_lock(&tlock);
-		n = lookup_locked(st);
+		n = lookup_locked(st, mnt);
 	}
 	if (n) {
 		n->nlookup++;
@@ -340,12 +347,12 @@ struct node *node_get(int fd, const struct stat *st)
 	return fresh;
 }
 
-struct node *node_find(const struct stat *st)
+struct node *node_find(const struct stat *st, uint64_t mnt)
 {
 	struct node *n;
 
 	pthread_mutex_lock(&tlock);
-	n = lookup_locked(st);
+	n = lookup_locked(st, mnt);
 	if (n)
 		n->refs++;
 	pthread_mutex_unlock(&tlock);

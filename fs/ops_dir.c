@@ -168,10 +168,9 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 				int fd = openat(d->fd, nm,
 						O_PATH | O_NOFOLLOW | O_CLOEXEC);
 				struct stat st;
-				if (fd >= 0 &&
-				    fstatat(fd, "", &st,
-					    AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) == 0) {
-					got = entry_fill(d, fd, &st, &e) == 0;
+				uint64_t mnt;
+				if (fd >= 0 && fd_stat(fd, &st, &mnt) == 0) {
+					got = entry_fill(d, fd, &st, mnt, &e) == 0;
 					/* stamped with the epoch of the reply:
 					 * see coherence.c */
 					if (got && dir_folds(d) &&

@@ -72,10 +72,10 @@ static void ns_unlock2(struct node *a, struct node *b)
 
 /* ---- entries --------------------------------------------------------- */
 
-int entry_fill(struct node *d, int fd, const struct stat *st,
+int entry_fill(struct node *d, int fd, const struct stat *st, uint64_t mnt,
 	       struct fuse_entry_param *e)
 {
-	struct node *n = node_get(fd, st);
+	struct node *n = node_get(fd, st, mnt);
 
 	memset(e, 0, sizeof *e);
 	if (!n)
@@ -106,6 +106,7 @@ static int entry_of_name(struct node *d, const char *name,
 			 struct fuse_entry_param *e, int *spare)
 {
 	struct stat st;
+	uint64_t mnt;
 	int fd = openat(d->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 
 	if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
@@ -114,12 +115,12 @@ static int entry_of_name(struct node *d, const char *name,
 	}
 	if (fd < 0)
 		return -errno;
-	if (fstatat(fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0) {
+	if (fd_stat(fd, &st, &mnt) < 0) {
 		int r = -errno;
 		close(fd);
 		return r;
 	}
-	return entry_fill(d, fd, &st, e);
+	return entry_fill(d, fd, &st, mnt, e);
 }
 
 void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -128,13 +129,14 @@ void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	struct fuse_entry_param e;
 	char stored[NAME_BUF];
 	struct stat st;
+	uint64_t mnt;
 	int fd, r;
 
 	fold_refresh(d);
 	ns_lock(d, 0);
-	fd = resolve(d, name, stored, &st);
+	fd = resolve(d, name, stored, &st, &mnt);
 	if (fd >= 0) {
-		r = entry_fill(d, fd, &st, &e);
+		r = entry_fill(d, fd, &st, mnt, &e);
 		if (r == 0)
 			coh_note(d, name, e.ino);
 		ns_unlock(d);
@@ -564,6 +566,7 @@ void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	struct creds c;
 	char stored[NAME_BUF], proc[64];
 	struct stat st;
+	uint64_t mnt;
 	struct xlock x = { 0 };
 	int fd = -1, spare = -1, r;
 
@@ -582,7 +585,7 @@ void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 			goto out;
 		}
 		xlock(d, &x);
-		r = resolve(d, name, stored, &st);
+		r = resolve(d, name, stored, &st, &mnt);
 		if (r >= 0) {
 			/* An equivalent exists: O_EXCL fails, plain O_CREAT
 			 * opens it (as open(2) would for the same name).
@@ -640,7 +643,7 @@ void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 			/* O_TRUNC changed size and times since resolve() */
 			if (flags & O_TRUNC)
 				fstat(fd, &st);
-			r = entry_fill(d, pfd, &st, &e);
+			r = entry_fill(d, pfd, &st, mnt, &e);
 			if (r == 0)
 				coh_note(d, name, e.ino);
 			goto out;
@@ -716,7 +719,7 @@ static void remove_entry(fuse_req_t req, fuse_ino_t parent, const char *name,
 		/* A removed directory's index (which holds its node) is
 		 * moot; find the node while it is still findable. */
 		if (flags & AT_REMOVEDIR)
-			gone = node_find(&st);
+			gone = node_find(&st, d->mnt);
 		dir_stamp(d, &pre);
 		/* As the caller: `stored` may be another entry than the one
 		 * the kernel checked (creds.c). */
@@ -803,7 +806,9 @@ static uint64_t binding(struct node *d, const char *name)
 
 	if (resolve_name(d, name, stored, &st) < 0)
 		return 0;
-	n = node_find(&st);
+	/* on d's mount, unless it is a mount point (then a binding seen as
+	 * changed: an invalidation more) */
+	n = node_find(&st, d->mnt);
 	if (n) {
 		id = node_id(n);
 		node_put(n);

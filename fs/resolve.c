@@ -60,17 +60,18 @@ static int index_winner(struct node *d, const char *name, char *out,
 	return r;
 }
 
+/* mnt NULL: no fd wanted, only the stat. */
 static int open_stat(struct node *d, const char *name, struct stat *st,
-		     int want_fd)
+		     uint64_t *mnt)
 {
-	if (!want_fd)
+	if (!mnt)
 		return fstatat(d->fd, name, st, AT_SYMLINK_NOFOLLOW) < 0
 			       ? -errno
 			       : 0;
 	int fd = prune_openat(d->fd, name);
 	if (fd < 0)
 		return -errno;
-	if (fstatat(fd, "", st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0) {
+	if (fd_stat(fd, st, mnt) < 0) {
 		int e = -errno;
 		close(fd);
 		return e;
@@ -108,7 +109,7 @@ static void lost_round(int round)
 }
 
 static int resolve_at(struct node *d, const char *name, char *stored,
-		      struct stat *st, int want_fd)
+		      struct stat *st, uint64_t *mnt)
 {
 	size_t len = strlen(name);
 	int r;
@@ -118,7 +119,7 @@ static int resolve_at(struct node *d, const char *name, char *stored,
 	/* The record is never this exact name; a name equivalent to it that
 	 * SOURCE holds (".FOLDFS", made there) is found by every spelling,
 	 * ".foldfs" included, as any other entry is. */
-	r = name_hidden(d, name) ? -ENOENT : open_stat(d, name, st, want_fd);
+	r = name_hidden(d, name) ? -ENOENT : open_stat(d, name, st, mnt);
 	if (r != -ENOENT) {
 		if (r >= 0)
 			memcpy(stored, name, len + 1);
@@ -175,7 +176,7 @@ static int resolve_at(struct node *d, const char *name, char *stored,
 		}
 		if (r < 0)
 			return r;
-		r = open_stat(d, stored, st, want_fd);
+		r = open_stat(d, stored, st, mnt);
 		if (r != -ENOENT)
 			return r;
 		/* Not there (any more): make the index agree with SOURCE.
@@ -191,13 +192,14 @@ static int resolve_at(struct node *d, const char *name, char *stored,
 	return -EAGAIN;
 }
 
-int resolve(struct node *d, const char *name, char *stored, struct stat *st)
+int resolve(struct node *d, const char *name, char *stored, struct stat *st,
+	    uint64_t *mnt)
 {
-	return resolve_at(d, name, stored, st, 1);
+	return resolve_at(d, name, stored, st, mnt);
 }
 
 int resolve_name(struct node *d, const char *name, char *stored,
 		 struct stat *st)
 {
-	return resolve_at(d, name, stored, st, 0);
+	return resolve_at(d, name, stored, st, NULL);
 }

@@ -219,10 +219,11 @@ int node_alive(uint64_t id)
 	return o >= 0 && objs[o].nlookup > 0;
 }
 
-struct node *node_find(const struct stat *st)
+struct node *node_find(const struct stat *st, uint64_t mnt)
 {
 	int o = (int)st->st_ino;
 
+	(void)mnt;
 	return objs[o].nlookup ? &objs[o].node : NULL;
 }
 

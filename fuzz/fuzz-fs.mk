@@ -135,7 +135,7 @@ $(FZ_OBJ)/dirindex-clock.o: $(BUILD)/obj/fs/dirindex.o
 	objcopy --redefine-sym clock_gettime=fuzz_clock_gettime $< $@
 $(BUILD)/fuzz-names: $(FZ_OBJ)/fuzz-names.o $(FZ_OBJ)/fuzz-daemon-stubs.o \
 		$(FZ_OBJ)/dirindex-clock.o $(FZ_OBJ)/fuzz-creds.o \
-		$(addprefix $(BUILD)/obj/fs/,ops_entry.o respell.o resolve.o \
+		$(addprefix $(BUILD)/obj/fs/,ops_entry.o respell.o resolve.o fdstat.o \
 		  creds.o xlock.o) $(LIBFOLD_A)
 	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^ -lpthread
 
@@ -155,7 +155,7 @@ $(FZ_OBJ)/ops_dir-sync.o: $(BUILD)/obj/fs/ops_dir.o
 	  --redefine-sym malloc=fuzz_malloc \
 	  --redefine-sym getdents64=fuzz_getdents64 $< $@
 $(BUILD)/fuzz-readdir: $(FZ_OBJ)/fuzz-readdir.o $(FZ_OBJ)/ops_dir-sync.o \
-		$(FZ_OBJ)/fuzz-daemon-stubs.o
+		$(FZ_OBJ)/fuzz-daemon-stubs.o $(BUILD)/obj/fs/fdstat.o
 	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^ $(FUSE3_LIBS)
 # readdir (steps: fuzz/fuzz-readdir.c): the root folding, every kind of
 # spelling created in the three directories, readdirplus from a size too
@@ -216,7 +216,7 @@ $(FZ_OBJ)/record-xattr-fault.o: $(RECORD_O)
 $(BUILD)/fuzz-ioctl: $(FZ_OBJ)/fuzz-ioctl.o $(FZ_OBJ)/fuzz-caller.o \
 		$(FZ_OBJ)/fuzz-creds.o $(FZ_OBJ)/fuzz-daemon-stubs.o \
 		$(FZ_OBJ)/ioctl-fault.o $(FZ_OBJ)/record-xattr-fault.o \
-		$(addprefix $(BUILD)/obj/fs/,creds.o inode.o) $(U8_O) \
+		$(addprefix $(BUILD)/obj/fs/,creds.o inode.o fdstat.o) $(U8_O) \
 		$(LIBFOLD_A)
 	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^ -lpthread
 # ioctl (steps: fuzz/fuzz-ioctl.c): a root daemon: lsattr; chattr +F on
@@ -280,7 +280,7 @@ $(FZ_OBJ)/dirindex-fence.o: $(BUILD)/obj/fs/dirindex.o
 	objcopy --redefine-sym getdents64=fuzz_getdents64 $< $@
 $(BUILD)/fuzz-watch: $(FZ_OBJ)/fuzz-watch.o $(FZ_OBJ)/watch-wrap.o \
 		$(FZ_OBJ)/fuzz-daemon-stubs-w.o $(FZ_OBJ)/dirindex-fence.o \
-		$(BUILD)/obj/fs/resolve.o $(LIBFOLD_A)
+		$(BUILD)/obj/fs/resolve.o $(BUILD)/obj/fs/fdstat.o $(LIBFOLD_A)
 	$(CC) $(LDFLAGS_BASE) -fsanitize=fuzzer -o $@ $^ -lpthread
 
 # fs/main.c itself, its main and exit renamed: an option it refuses

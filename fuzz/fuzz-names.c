@@ -195,8 +195,9 @@ void fold_refresh(struct node *d)
 	(void)d;
 }
 
-struct node *node_get(int fd, const struct stat *st)
+struct node *node_get(int fd, const struct stat *st, uint64_t mnt)
 {
+	(void)mnt;
 	got_ino = st->st_ino;
 	leaf.ino = st->st_ino;
 	leaf.type = st->st_mode & S_IFMT;
@@ -212,9 +213,10 @@ struct node *node_get(int fd, const struct stat *st)
 	return &leaf;
 }
 
-struct node *node_find(const struct stat *st)
+struct node *node_find(const struct stat *st, uint64_t mnt)
 {
 	(void)st;
+	(void)mnt;
 	return NULL;
 }
 

@@ -161,12 +161,13 @@ int prune_pressure(void)
 }
 
 /* As ops_entry.c's, with a node of its own per entry. */
-int entry_fill(struct node *d, int fd, const struct stat *st,
+int entry_fill(struct node *d, int fd, const struct stat *st, uint64_t mnt,
 	       struct fuse_entry_param *e)
 {
 	struct node *n = fill_fails ? NULL : calloc(1, sizeof *n);
 
 	(void)d;
+	(void)mnt;
 	close(fd);
 	memset(e, 0, sizeof *e);
 	if (!n)

@@ -95,7 +95,7 @@ static const char help[] =
 static const char *const sections[] = {
 	"posix", "single", "data_path", "nofile", "nofile_negative", "nofile_full",
 	"nofile_indexes", "nofile_bigindex", "nofile_create", "source_locks", "late_release", "stop_with_waiter",
-	"relative_stop", "ro_rw", "allow_other", "create_existing", "setid_write", "sticky_swap",
+	"relative_stop", "ro_rw", "bind_ro", "allow_other", "create_existing", "setid_write", "sticky_swap",
 	"sticky_user_daemon", "plain_create_user_daemon", "create_plain_fifo", "listxattr_race",
 	"mkdir_swap", "acl", "acl_nodefperm", "chattr_race", "user_mount", "daemon_syscalls", NULL};
 
@@ -3853,6 +3853,56 @@ static void sec_ro_rw(void)
 	}
 }
 
+/* A read-only bind mount inside SOURCE of a directory of SOURCE: the
+ * same objects by two paths, one refusing writes.  Each path keeps its
+ * mount, whichever was looked up first (the node table keyed objects by
+ * (st_dev, st_ino) alone: the second path used the first's descriptor). */
+static void sec_bind_ro(void)
+{
+	t_section("a read-only bind mount inside SOURCE stays read-only");
+	const char *src = t_newdir("src-bind");
+	char rw[4200], ro[4200];
+	snprintf(rw, sizeof rw, "%s/rw", src);
+	snprintf(ro, sizeof ro, "%s/ro", src);
+	if (mkdir(rw, 0755) || mkdir(ro, 0755) || t_write_file(t_path(rw, "f"), "one") ||
+	    mount(rw, ro, NULL, MS_BIND, NULL) ||
+	    mount(NULL, ro, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL)) {
+		t_skip("cannot make a read-only bind mount (%s)", strerror(errno));
+		return;
+	}
+	for (int first_ro = 0; first_ro < 2; first_ro++) {
+		struct t_mount m = {0};
+		if (t_mount(&m, src, "casefold"))
+			break;
+		const char *vrw = t_path(m.mnt, "rw"), *vro = t_path(m.mnt, "ro");
+		struct stat a, b;
+		/* the first lookup made the node */
+		CHECK_OK(stat(t_path(first_ro ? vro : vrw, "F"), &a), "[%s first] stat F",
+			 first_ro ? "ro" : "rw");
+		int fd = open(t_path(vro, "f"), O_WRONLY | O_APPEND);
+		CHECK(fd < 0 && errno == EROFS, "[%s first] writing through ro/: EROFS (%s)",
+		      first_ro ? "ro" : "rw", fd < 0 ? strerrorname_np(errno) : "opened");
+		if (fd >= 0)
+			close(fd);
+		CHECK_ERR(open(t_path(vro, "new"), O_CREAT | O_WRONLY, 0644), EROFS,
+			  "[%s first] creating in ro/", first_ro ? "ro" : "rw");
+		fd = open(t_path(vrw, "F"), O_WRONLY | O_APPEND);
+		CHECK(fd >= 0 && write(fd, "+", 1) == 1, "[%s first] writing through rw/",
+		      first_ro ? "ro" : "rw");
+		if (fd >= 0)
+			close(fd);
+		/* two kernel inodes now, so the ro/ one may show the write
+		 * only after `timeout`, as a change made in SOURCE */
+		CHECK(stat(t_path(vrw, "f"), &a) == 0 && stat(t_path(vro, "f"), &b) == 0 &&
+			      a.st_ino == b.st_ino && a.st_size == 4 + first_ro &&
+			      t_file_is(t_path(rw, "f"), first_ro ? "one++" : "one+"),
+		      "[%s first] one file, as natively: same inode number, the write "
+		      "in SOURCE", first_ro ? "ro" : "rw");
+		t_umount(&m);
+	}
+	umount2(ro, MNT_DETACH);
+}
+
 /* Started as "foldfs src-rel-N mnt-N" from the scratch root: the daemon
  * changes to / at start, so it must unmount by the absolute name when a
  * signal (SIGTERM, Ctrl-C) stops it, or the mount is left dead. */
@@ -3939,6 +3989,8 @@ int main(int argc, char **argv)
 		sec_relative_stop();
 	if (t_want("ro_rw"))
 		sec_ro_rw();
+	if (t_want("bind_ro"))
+		sec_bind_ro();
 	if (t_want("allow_other"))
 		sec_allow_other();
 	if (t_want("create_existing"))
