@@ -31,8 +31,10 @@
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -100,11 +102,26 @@ static int caller_umask(mode_t mask)
 	return 0;
 }
 
+/* libfuse reads the groups from /proc/PID/task/PID/status, which a
+ * caller outside our PID namespace (its pid 0 here) has not: we act
+ * without them (foldfs(8)), and say so, once. */
+static void groups_unread(int err)
+{
+	static atomic_int said;
+
+	if (!atomic_exchange(&said, 1))
+		fprintf(stderr, "foldfs: cannot read a caller's supplementary "
+				"groups (%s): acting without them\n",
+			strerror(-err));
+}
+
 int creds_groups(fuse_req_t req, gid_t buf[64], gid_t **list)
 {
 	int n = fuse_req_getgroups(req, 64, buf), m;
 
 	*list = buf;
+	if (n < 0)
+		groups_unread(n);
 	if (n <= 64)
 		return n < 0 ? 0 : n;
 	/* The kernel checks every group, and one past the 64th can decide

@@ -98,9 +98,17 @@ static void prune_round(void)
 		size_t n = node_sweep(ids, want - sent < BATCH ? want - sent
 							       : BATCH, &lap);
 		laps += lap;
-		if (n && send_prune(ids, (uint32_t)n) != 0) {
-			/* only at unmount, once the probe passed */
+		int r = n ? send_prune(ids, (uint32_t)n) : 0;
+		if (r == -ENODEV || r == -ENOSYS || r == -EINVAL) {
+			/* unmounted (or a kernel that refuses it after all):
+			 * for good */
 			atomic_store(&available, 0);
+			return;
+		}
+		if (r) {
+			/* ENOMEM and such: this round ends, the next (the
+			 * next kick) tries again */
+			dlog("prune: %s", strerror(-r));
 			return;
 		}
 		sent += n;
