@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <grp.h>
 #include <limits.h>
+#include <linux/capability.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -140,6 +141,7 @@ static int enter(fuse_req_t req, struct creds *c, int mask)
 	int n, r;
 
 	c->switched = 0;
+	c->raised = 0;
 	if (F.dont_mask && mask) {
 		n = caller_umask(ctx->umask);
 		if (n)
@@ -220,29 +222,70 @@ static void own_ns_read(void)
  * /proc/TID/status, and they count only if it shares our user namespace
  * (a container's root holds them in its own).  Where /proc cannot tell,
  * root has them. */
-int creds_capable(fuse_req_t req, int cap)
+/* The caller's effective capabilities in *eff: 1; 0 if it has none here
+ * (another user namespace); -1 if /proc cannot tell. */
+static int caller_caps(fuse_req_t req, unsigned long long *eff)
 {
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
 	char path[64], line[128];
-	unsigned long long eff;
 	struct stat ns;
 	int r = -1;
 	FILE *f;
 
+	*eff = 0;
 	if (ctx->pid <= 0)
-		return ctx->uid == 0;
+		return -1;
 	pthread_once(&own_ns_once, own_ns_read);
 	snprintf(path, sizeof path, "/proc/%d/ns/user", (int)ctx->pid);
-	if (own_ns_known && stat(path, &ns) == 0) {
-		if (ns.st_ino != own_ns.st_ino || ns.st_dev != own_ns.st_dev)
-			return 0;
-		snprintf(path, sizeof path, "/proc/%d/status", (int)ctx->pid);
-		f = fopen(path, "re");
-		while (f && r < 0 && fgets(line, sizeof line, f))
-			if (sscanf(line, "CapEff: %llx", &eff) == 1)
-				r = (eff >> cap) & 1;
-		if (f)
-			fclose(f);
-	}
-	return r < 0 ? ctx->uid == 0 : r;
+	if (!own_ns_known || stat(path, &ns) < 0)
+		return -1;
+	if (ns.st_ino != own_ns.st_ino || ns.st_dev != own_ns.st_dev)
+		return 0;
+	snprintf(path, sizeof path, "/proc/%d/status", (int)ctx->pid);
+	f = fopen(path, "re");
+	while (f && r < 0 && fgets(line, sizeof line, f))
+		if (sscanf(line, "CapEff: %llx", eff) == 1)
+			r = 1;
+	if (f)
+		fclose(f);
+	return r;
+}
+
+int creds_capable(fuse_req_t req, int cap)
+{
+	unsigned long long eff;
+	int r = caller_caps(req, &eff);
+
+	return r < 0 ? fuse_req_ctx(req)->uid == 0 : (int)((eff >> cap) & 1);
+}
+
+/* What a thread loses when its fsuid leaves 0 (the kernel's CAP_FS_SET). */
+#define FS_CAPS                                                          \
+	(1ull << CAP_CHOWN | 1ull << CAP_DAC_OVERRIDE |                     \
+	 1ull << CAP_DAC_READ_SEARCH | 1ull << CAP_FOWNER |                 \
+	 1ull << CAP_FSETID | 1ull << CAP_MKNOD | 1ull << CAP_LINUX_IMMUTABLE | \
+	 1ull << CAP_MAC_OVERRIDE)
+
+int creds_retry(fuse_req_t req, struct creds *c, int r)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+	unsigned long long want, have;
+
+	if (!c->switched || c->raised || (r != -EACCES && r != -EPERM))
+		return 0;
+	c->raised = 1;
+	if (caller_caps(req, &want) <= 0 || !(want &= FS_CAPS))
+		return 0;
+	/* pid 0: this thread only (the raw call; the workers serve others) */
+	if (syscall(SYS_capget, &h, d) < 0)
+		return 0;
+	have = d[0].effective | (unsigned long long)d[1].effective << 32;
+	if (!(want & ~have))
+		return 0; /* it had them: refused for another reason */
+	have |= want;
+	d[0].effective = (uint32_t)have;
+	d[1].effective = (uint32_t)(have >> 32);
+	/* beyond the daemon's permitted set: refused, and r stands */
+	return syscall(SYS_capset, &h, d) == 0;
 }

@@ -256,6 +256,7 @@ ino_t node_view_ino(dev_t dev, ino_t ino);
 
 struct creds {
 	int switched;
+	int raised; /* creds_retry() has run */
 };
 int creds_init(void);
 /* Become the caller (fsuid, fsgid, supplementary groups) for this
@@ -267,6 +268,13 @@ int creds_enter(fuse_req_t req, struct creds *c);
  * there, and other requests carry none (libfuse gives 0). */
 int creds_enter_nomask(fuse_req_t req, struct creds *c);
 void creds_leave(struct creds *c);
+/* Taking the caller's fsuid took the daemon's file-system capabilities
+ * (CAP_DAC_OVERRIDE, CAP_FOWNER...) from the thread, and the caller
+ * may hold some (a service with ambient capabilities): after a call made
+ * as the caller failed with r = -EACCES or -EPERM, give the thread those
+ * of the caller's it lacks; 1 if it did (make the call again), else 0.
+ * Once per creds_enter. */
+int creds_retry(fuse_req_t req, struct creds *c, int r);
 /* The caller's supplementary groups, all of them: buf if they fit in its
  * 64, else a list to free().  Returns their number (0 if libfuse cannot
  * tell) and the list in *list, or -ENOMEM. */

@@ -87,14 +87,17 @@ static int source_set(int fd, unsigned flags)
  * not clear it with our CAP_LINUX_IMMUTABLE for an owner who has none).
  * As the caller, SOURCE's file system checks again, under its lock: the
  * fsuid of creds_enter_nomask() takes the capability away from the thread
- * (no umask: nothing is created). */
+ * (no umask: nothing is created), and creds_retry() gives back only what
+ * the caller holds itself. */
 static int source_set_as(fuse_req_t req, int fd, int cmd, void *arg)
 {
 	struct creds c = { 0 };
 	int r = creds_enter_nomask(req, &c);
 
-	if (r == 0 && ioctl(fd, (unsigned long)cmd, arg) < 0)
-		r = -errno;
+	if (r == 0)
+		do
+			r = ioctl(fd, (unsigned long)cmd, arg) < 0 ? -errno : 0;
+		while (creds_retry(req, &c, r));
 	creds_leave(&c);
 	return r;
 }

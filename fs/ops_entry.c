@@ -465,15 +465,18 @@ static void make(fuse_req_t req, struct node *d, const char *name,
 	r = creds_enter(req, &c);
 	if (r)
 		goto out;
-	if (kind == MK_DIR)
-		r = mkdirat(d->fd, name, mode);
-	else if (kind == MK_LNK)
-		r = symlinkat(target, d->fd, name);
-	else if (kind == MK_LINK)
-		r = linkat(AT_FDCWD, target, d->fd, name, AT_SYMLINK_FOLLOW);
-	else
-		r = mknodat(d->fd, name, mode, rdev);
-	r = r < 0 ? -errno : 0;
+	do {
+		if (kind == MK_DIR)
+			r = mkdirat(d->fd, name, mode);
+		else if (kind == MK_LNK)
+			r = symlinkat(target, d->fd, name);
+		else if (kind == MK_LINK)
+			r = linkat(AT_FDCWD, target, d->fd, name,
+				   AT_SYMLINK_FOLLOW);
+		else
+			r = mknodat(d->fd, name, mode, rdev);
+		r = r < 0 ? -errno : 0;
+	} while (creds_retry(req, &c, r));
 	creds_leave(&c);
 	if (r)
 		goto out;
@@ -633,8 +636,10 @@ void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 				close(pfd);
 				goto out;
 			}
-			fd = file_open(proc, fi->flags);
-			r = fd < 0 ? -errno : 0;
+			do {
+				fd = file_open(proc, fi->flags);
+				r = fd < 0 ? -errno : 0;
+			} while (creds_retry(req, &c, r));
 			creds_leave(&c);
 			if (r) {
 				close(pfd);
@@ -667,10 +672,12 @@ void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	r = creds_enter(req, &c);
 	if (r)
 		goto out;
-	fd = openat(d->fd, name, cfl, mode);
-	if (fd < 0 && prune_wait(errno)) /* nothing was created */
+	do {
 		fd = openat(d->fd, name, cfl, mode);
-	r = fd < 0 ? -errno : 0;
+		if (fd < 0 && prune_wait(errno)) /* nothing was created */
+			fd = openat(d->fd, name, cfl, mode);
+		r = fd < 0 ? -errno : 0;
+	} while (creds_retry(req, &c, r));
 	creds_leave(&c);
 	if (r == -EEXIST && !(fi->flags & O_EXCL))
 		r = -ESTALE;
@@ -725,7 +732,10 @@ static void remove_entry(fuse_req_t req, fuse_ino_t parent, const char *name,
 		 * the kernel checked (creds.c). */
 		r = creds_enter_nomask(req, &c);
 		if (r == 0) {
-			r = unlinkat(d->fd, stored, flags) < 0 ? -errno : 0;
+			do
+				r = unlinkat(d->fd, stored, flags) < 0 ? -errno
+								       : 0;
+			while (creds_retry(req, &c, r));
 			creds_leave(&c);
 		}
 		if (r == 0) {
@@ -791,7 +801,9 @@ static int rename2_as(fuse_req_t req, int ofd, const char *o, int nfd,
 
 	if (r)
 		return r;
-	r = rename2(ofd, o, nfd, n, flags);
+	do
+		r = rename2(ofd, o, nfd, n, flags);
+	while (creds_retry(req, &c, r));
 	creds_leave(&c);
 	return r;
 }

@@ -35,8 +35,10 @@ void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, -r);
 		return;
 	}
-	fd = file_open(proc, fi->flags);
-	r = fd < 0 ? errno : 0;
+	do {
+		fd = file_open(proc, fi->flags);
+		r = fd < 0 ? errno : 0;
+	} while (creds_retry(req, &c, -r));
 	creds_leave(&c);
 	if (fd < 0) {
 		fuse_reply_err(req, r);

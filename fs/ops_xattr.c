@@ -43,9 +43,11 @@ static int change_xattr(fuse_req_t req, const char *proc, const char *name,
 
 	if (r)
 		return -r;
-	r = value ? setxattr(proc, name, value, size, flags)
-		  : removexattr(proc, name);
-	r = r < 0 ? errno : 0;
+	do {
+		r = value ? setxattr(proc, name, value, size, flags)
+			  : removexattr(proc, name);
+		r = r < 0 ? errno : 0;
+	} while (creds_retry(req, &c, -r));
 	creds_leave(&c);
 	return r;
 }

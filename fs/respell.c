@@ -151,7 +151,9 @@ static int respell_locked(fuse_req_t req, struct node *d, const char *from,
 	r = creds_enter_nomask(req, &c);
 	if (r)
 		return r;
-	r = rename2(d->fd, stored, d->fd, to, RENAME_NOREPLACE);
+	do
+		r = rename2(d->fd, stored, d->fd, to, RENAME_NOREPLACE);
+	while (creds_retry(req, &c, r));
 	creds_leave(&c);
 	if (r)
 		return r;

@@ -95,7 +95,7 @@ static const char help[] =
 static const char *const sections[] = {
 	"posix", "single", "data_path", "nofile", "nofile_negative", "nofile_full",
 	"nofile_indexes", "nofile_bigindex", "nofile_create", "source_locks", "late_release", "stop_with_waiter",
-	"relative_stop", "ro_rw", "bind_ro", "allow_other", "create_existing", "setid_write", "sticky_swap",
+	"relative_stop", "ro_rw", "bind_ro", "allow_other", "caller_caps", "create_existing", "setid_write", "sticky_swap",
 	"sticky_user_daemon", "plain_create_user_daemon", "create_plain_fifo", "listxattr_race",
 	"mkdir_swap", "acl", "acl_nodefperm", "chattr_race", "user_mount", "daemon_syscalls", NULL};
 
@@ -1033,6 +1033,72 @@ static void sec_allow_other(void)
 		run_as_user(escaped_allow_other, m.mnt, NULL);
 		t_umount(&m);
 	}
+}
+
+/* A non-root caller with file-system capabilities (a service given
+ * ambient CAP_DAC_OVERRIDE and CAP_FOWNER): what it may do in SOURCE it
+ * may do through the view.  The kernel's own checks honour them; the
+ * daemon, acting with the caller's fsuid, had lost its own and refused. */
+static void capable_user(const char *mnt, const char *src)
+{
+	(void)src;
+	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct d[2] = {{0}};
+	d[0].effective = d[0].permitted =
+		1u << CAP_DAC_OVERRIDE | 1u << CAP_FOWNER;
+	if (!CHECK(syscall(SYS_capset, &h, d) == 0, "capset: %s", strerror(errno)))
+		return;
+	const char *rd = t_path(mnt, "rootdir");
+	struct stat st;
+	CHECK_OK(t_write_file(t_path(rd, "made"), "m"),
+		 "capable user: create in root's 0755 directory");
+	int rs = stat(t_path(rd, "MADE"), &st);
+	CHECK(rs == 0 && st.st_uid == TUID, "capable user: the file is the user's (%d)",
+	      rs ? -1 : (int)st.st_uid);
+	CHECK_OK(mkdir(t_path(rd, "Sub"), 0755), "capable user: mkdir there");
+	CHECK_OK(rename(t_path(rd, "made"), t_path(rd, "moved")), "capable user: rename there");
+	CHECK_OK(unlink(t_path(rd, "MOVED")), "capable user: unlink there");
+	CHECK_OK(rmdir(t_path(rd, "sub")), "capable user: rmdir there");
+	CHECK_OK(setxattr(t_path(mnt, "rootfile"), "user.k", "v", 1, 0),
+		 "capable user: setxattr on root's 0644 file");
+	CHECK_OK(unlink(t_path(mnt, "pub/rootowned")),
+		 "capable user: remove root's file under the sticky bit");
+}
+
+static void incapable_user(const char *mnt, const char *src)
+{
+	(void)src;
+	CHECK_ERR(open(t_path(mnt, "rootdir/made"), O_CREAT | O_WRONLY, 0644), EACCES,
+		  "the same user without capabilities: refused");
+}
+
+static void sec_caller_caps(void)
+{
+	t_section("-o allow_other: a non-root caller's capabilities count");
+	struct t_mount m = {0};
+	if (t_mount(&m, t_newdir("src-caps"), "casefold,allow_other"))
+		return;
+	CHECK_OK(mkdir(t_path(m.mnt, "rootdir"), 0755), "mkdir rootdir");
+	CHECK_OK(t_write_file(t_path(m.mnt, "rootfile"), "root"), "create rootfile");
+	CHECK_OK(mkdir(t_path(m.mnt, "pub"), 0755), "mkdir pub");
+	CHECK_OK(chmod(t_path(m.mnt, "pub"), 01777), "chmod 1777 pub");
+	CHECK_OK(t_write_file(t_path(m.mnt, "pub/rootowned"), "r"), "create pub/rootowned");
+	run_as_user(incapable_user, m.mnt, NULL);
+	int st;
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		/* keep the permitted set across setresuid, then take two */
+		if (prctl(PR_SET_KEEPCAPS, 1) || become_user()) {
+			CHECK(0, "setresuid to %d: %s", TUID, strerror(errno));
+			_exit(1);
+		}
+		capable_user(m.mnt, NULL);
+		_exit(0);
+	}
+	CHECK(pid > 0 && wait_bounded(pid, &st, 60) == 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "capable child finished");
+	t_umount(&m);
 }
 
 /* A CREATE that finds an equivalent name made directly in SOURCE (the
@@ -3991,6 +4057,8 @@ int main(int argc, char **argv)
 		sec_ro_rw();
 	if (t_want("bind_ro"))
 		sec_bind_ro();
+	if (t_want("caller_caps"))
+		sec_caller_caps();
 	if (t_want("allow_other"))
 		sec_allow_other();
 	if (t_want("create_existing"))
