@@ -20,9 +20,10 @@ int fd_stat(int fd, struct stat *st, uint64_t *mnt)
 	*mnt = 0;
 	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
 		  STATX_BASIC_STATS | STATX_MNT_ID, &x) < 0) {
-		if (errno != ENOSYS)
+		if (errno != ENOSYS && errno != EPERM)
 			return -1;
-		/* before Linux 4.11, or a filter that refuses it */
+		/* before Linux 4.11, or a seccomp filter that refuses it
+		 * (fstat of a descriptor is never refused otherwise) */
 		return fstatat(fd, "", st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW);
 	}
 	memset(st, 0, sizeof *st);

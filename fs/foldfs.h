@@ -228,8 +228,9 @@ void node_hold(struct node *n);
 int node_hold_if_forgotten(struct node *n);
 void node_put(struct node *n);
 /* inotify wd map (watch.c), under the table lock so a wd never names a
- * freed node. */
-void node_set_wd(struct node *n, int wd);
+ * freed node.  node_set_wd(n, -1) forgets n's; a wd that another node has
+ * (the same directory through another mount) is refused: -1. */
+int node_set_wd(struct node *n, int wd);
 struct node *node_hold_wd(int wd);
 size_t node_count(void);
 /* Nodes freed so far (prune.c: did a round free any?) */

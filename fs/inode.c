@@ -595,9 +595,18 @@ static void wd_remove_locked(struct node *n)
 	}
 }
 
-void node_set_wd(struct node *n, int wd)
+int node_set_wd(struct node *n, int wd)
 {
 	pthread_mutex_lock(&tlock);
+	if (wd >= 0 && wd_size) {
+		size_t i = wdslot(wd, wd_size);
+		while (wdmap[i].n && wdmap[i].wd != wd)
+			i = (i + 1) & (wd_size - 1);
+		if (wdmap[i].n && wdmap[i].n != n) {
+			pthread_mutex_unlock(&tlock);
+			return -1;
+		}
+	}
 	if (n->wd >= 0)
 		wd_del_locked(n->wd);
 	n->wd = -1;
@@ -606,6 +615,7 @@ void node_set_wd(struct node *n, int wd)
 		n->wd = wd;
 	}
 	pthread_mutex_unlock(&tlock);
+	return 0;
 }
 
 struct node *node_hold_wd(int wd)

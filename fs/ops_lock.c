@@ -329,9 +329,18 @@ static void revalidate(struct node *n, int fd,
 
 #define NBUCKETS 256
 
+/* Locks belong to the object: a bind mount inside SOURCE shows it as two
+ * nodes (inode.c), and a process's locks through the two paths must not
+ * conflict, nor outlive a close on either, as natively. */
+static int same_object(const struct node *a, const struct node *b)
+{
+	return a == b || (a->dev == b->dev && a->ino == b->ino);
+}
+
 static unsigned bucket(const struct node *n, uint64_t key)
 {
-	uint64_t h = ((uint64_t)(uintptr_t)n ^ key) * 0x9E3779B97F4A7C15ull;
+	uint64_t h = ((uint64_t)n->dev * 0x100000001B3ull ^ (uint64_t)n->ino ^
+		      key) * 0x9E3779B97F4A7C15ull;
 	return (unsigned)(h >> 56) % NBUCKETS;
 }
 
@@ -451,7 +460,7 @@ static struct owner *owner_find(const struct node *n, uint64_t owner)
 {
 	struct owner *o = owners[bucket(n, owner)];
 
-	while (o && !(o->node == n && o->owner == owner))
+	while (o && !(same_object(o->node, n) && o->owner == owner))
 		o = o->next;
 	return o;
 }
@@ -600,7 +609,7 @@ void locks_release(struct node *n, uint64_t fh)
 		struct owner *o = owners[b], *next;
 		for (; o; o = next) {
 			next = o->next;
-			if (o->node == n && o->fh == fh)
+			if (same_object(o->node, n) && o->fh == fh)
 				owner_unlink(o);
 		}
 	}
@@ -623,32 +632,39 @@ static struct flock ofd_lock(const struct flock *l)
  * op_getlk() cannot tell apart. */
 static int fd_holds(int fd, const struct flock *l)
 {
-	char path[64], buf[4096];
+	enum { CAP = 64 * 1024 }; /* about a thousand lock lines */
+	char path[64], *buf, *cut;
 	long long end = l->l_len ? (long long)(l->l_start + l->l_len - 1) : -1;
-	ssize_t got;
-	int f;
+	size_t n = 0;
+	ssize_t got = 1;
+	int f, found = 0;
 
 	snprintf(path, sizeof path, "/proc/self/fdinfo/%d", fd);
 	f = open(path, O_RDONLY | O_CLOEXEC);
 	if (f < 0)
 		return 0;
-	got = read(f, buf, sizeof buf - 1);
+	buf = malloc(CAP);
+	while (buf && n < CAP - 1 && (got = read(f, buf + n, CAP - 1 - n)) > 0)
+		n += (size_t)got;
 	close(f);
-	if (got <= 0)
+	if (!buf)
 		return 0;
-	buf[got] = 0;
-	for (char *p = buf; (p = strstr(p, "OFDLCK")) != NULL; p++) {
+	buf[n] = 0;
+	/* a last line cut by a full buffer is left out, not misread */
+	if (n == CAP - 1 && (cut = strrchr(buf, '\n')) != NULL)
+		cut[1] = 0;
+	for (char *p = buf; !found && (p = strstr(p, "OFDLCK")) != NULL; p++) {
 		char type[16], last[32];
 		long long start, e;
 		if (sscanf(p, "OFDLCK %*s %15s %*s %*s %lld %31s", type, &start,
-			   last) != 3)
+			   last) != 3 || !strchr(p, '\n'))
 			continue;
 		e = strcmp(last, "EOF") ? strtoll(last, NULL, 10) : -1;
-		if (!strcmp(type, l->l_type == F_RDLCK ? "READ" : "WRITE") &&
-		    start == (long long)l->l_start && e == end)
-			return 1;
+		found = !strcmp(type, l->l_type == F_RDLCK ? "READ" : "WRITE") &&
+			start == (long long)l->l_start && e == end;
 	}
-	return 0;
+	free(buf);
+	return found;
 }
 
 void op_getlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
@@ -677,7 +693,7 @@ void op_getlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 		for (unsigned b = 0; b < NBUCKETS && !l.l_pid; b++)
 			for (o = owners[b]; o && !l.l_pid; o = o->next) {
 				struct flock t = ofd_lock(lock);
-				if (o->node != n || o == me ||
+				if (!same_object(o->node, n) || o == me ||
 				    fcntl(o->fd, F_OFD_GETLK, &t) < 0)
 					continue;
 				if (t.l_type != l.l_type || t.l_start != l.l_start ||
@@ -688,7 +704,8 @@ void op_getlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 		 * the other's: ask the kernel whose it is. */
 		for (unsigned b = 0; b < NBUCKETS && !l.l_pid; b++)
 			for (o = owners[b]; o && !l.l_pid; o = o->next)
-				if (o->node == n && o != me && fd_holds(o->fd, &l))
+				if (same_object(o->node, n) && o != me &&
+				    fd_holds(o->fd, &l))
 					l.l_pid = o->pid;
 	}
 	pthread_mutex_unlock(&owners_mu);

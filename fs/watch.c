@@ -184,8 +184,15 @@ void watch_dir(struct node *d)
 		ds->poll = 1;
 		return;
 	}
+	if (node_set_wd(d, wd) < 0) {
+		/* The same directory through another mount (a bind mount
+		 * inside SOURCE: another node, inode.c) has this watch, and
+		 * its events go to that node: this one checks stamps. */
+		atomic_fetch_sub(&n_watches, 1);
+		ds->poll = 1;
+		return;
+	}
 	ds->wd = wd;
-	node_set_wd(d, wd);
 }
 
 void watch_unwatch(struct node *d)

@@ -203,11 +203,12 @@ void node_procname(const struct node *n, char buf[64])
 }
 
 /* The wd map: two entries. */
-void node_set_wd(struct node *n, int wd)
+int node_set_wd(struct node *n, int wd)
 {
 	if (dir_no(n) < 0)
 		fail("node_set_wd of a node that is no directory", -1, NULL);
 	n->wd = wd;
+	return 0;
 }
 
 struct node *node_hold_wd(int wd)

@@ -3964,6 +3964,41 @@ static void sec_bind_ro(void)
 			      t_file_is(t_path(rw, "f"), first_ro ? "one++" : "one+"),
 		      "[%s first] one file, as natively: same inode number, the write "
 		      "in SOURCE", first_ro ? "ro" : "rw");
+		/* One process's locks through the two paths are its own
+		 * (one file), as natively: no conflict.  (Its first lock
+		 * opens the descriptor its locks live on: through ro/, a
+		 * write lock through rw/ later gets EBADF.) */
+		int r1 = open(t_path(vro, "f"), O_RDONLY), w1 = open(t_path(vrw, "f"), O_RDWR);
+		struct flock rl = {.l_type = F_RDLCK, .l_whence = SEEK_SET, .l_len = 1};
+		struct flock wl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_len = 1};
+		errno = 0;
+		CHECK(r1 >= 0 && w1 >= 0 && fcntl(w1, F_SETLK, &wl) == 0 &&
+			      fcntl(r1, F_SETLK, &rl) == 0,
+		      "[%s first] one process: write lock via rw/, read lock via ro/ (%s)",
+		      first_ro ? "ro" : "rw", strerrorname_np(errno));
+		if (r1 >= 0)
+			close(r1);
+		if (w1 >= 0)
+			close(w1);
+		/* Both directories indexed, then a name made in SOURCE:
+		 * found through both (one inotify watch for the two nodes) */
+		char made[4300];
+		snprintf(made, sizeof made, "%s/Made%d", rw, first_ro);
+		CHECK_ERR(stat(t_path(vrw, "MISSING"), &a), ENOENT, "[%s first] rw/ indexed",
+			  first_ro ? "ro" : "rw");
+		CHECK_ERR(stat(t_path(vro, "MISSING"), &a), ENOENT, "[%s first] ro/ indexed",
+			  first_ro ? "ro" : "rw");
+		CHECK_OK(t_write_file(made, "m"), "[%s first] Made%d in SOURCE", first_ro ? "ro" : "rw",
+			 first_ro);
+		char lw[64];
+		snprintf(lw, sizeof lw, "made%d", first_ro);
+		int frw = -1, fro = -1;
+		for (double end = t_now() + 5; (frw || fro) && t_now() < end; t_sleep_ms(20)) {
+			frw = stat(t_path(vrw, lw), &a);
+			fro = stat(t_path(vro, lw), &b);
+		}
+		CHECK(frw == 0 && fro == 0, "[%s first] %s found through rw/ (%d) and ro/ (%d)",
+		      first_ro ? "ro" : "rw", lw, frw, fro);
 		t_umount(&m);
 	}
 	umount2(ro, MNT_DETACH);
