@@ -226,9 +226,9 @@ static FS_INLINE void fs_order(struct fstream *fs, uint32_t c, unsigned cls,
 	}
 	if (fs->nns == FOLD_SAFE_RUN) {
 		if (fs->klong) {
-			/* the 31st mark or later, of this code point's
-			 * expansion: every mark of it from here on is one
-			 * (fold_stream.h), and fs_long() orders them in */
+			/* the 31st mark of the run, or one after it in the
+			 * same code point's expansion (marks only: see
+			 * fs_long()): counted, fs_long() orders them in */
 			fs->lrn++;
 			return;
 		}
