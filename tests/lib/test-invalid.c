@@ -36,6 +36,10 @@ static const struct ctxdef ctxs[] = {
 	{"utf8", FOLD_CASEFOLD, FOLD_IGNORABLES},
 	{"utf8", FOLD_NFKC_CF, 0},
 	{"utf8-12.1", FOLD_CASEFOLD, FOLD_IGNORABLES},
+	/* the ext4 profile, and the kernel's order alone: long runs of
+	 * marks are ordered whole there (fs_long) */
+	{"utf8-12.1", FOLD_CASEFOLD, FOLD_IGNORABLES | FOLD_KERNEL_ORDER},
+	{"utf8", FOLD_NFD, FOLD_KERNEL_ORDER},
 	{"utf8-3.1", FOLD_NFD, 0},
 	{"ascii", FOLD_CASEFOLD, 0},
 };

@@ -374,25 +374,33 @@ check(rc == 0 and err.count(b"ill-formed") == 2,
       "--cmp: an ill-formed name equals itself, both warned: %r" % err)
 
 # A line that memory cannot hold is a read error (2), not the end of the
-# input: what follows it must not silently go unchecked.
+# input: what follows it must not silently go unchecked.  Only for a
+# native binary: an emulator (check-bigendian.sh's wrapper script) needs
+# more address space than the limit leaves.
 def small_as():
     import resource
     resource.setrlimit(resource.RLIMIT_AS, (64 << 20, 64 << 20))
-p = subprocess.Popen([NORM, "--check"], stdin=subprocess.PIPE,
-                     stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                     preexec_fn=small_as)
-try:
-    p.stdin.write(b"x\n" + b"B" * (96 << 20) + b"\n\xff\n")
-except BrokenPipeError:
-    pass
-try:
-    p.stdin.close()
-except BrokenPipeError:
-    pass
-err = p.stderr.read()
-rc = p.wait()
-check(rc == 2 and b"read error" in err,
-      "a line too long for memory: read error, 2 (%d) %r" % (rc, err))
+with open(NORM, "rb") as f:
+    native = f.read(2) != b"#!"
+if native:
+    p = subprocess.Popen([NORM, "--check"], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         preexec_fn=small_as)
+    try:
+        p.stdin.write(b"x\n" + b"B" * (96 << 20) + b"\n\xff\n")
+    except BrokenPipeError:
+        pass
+    try:
+        p.stdin.close()
+    except BrokenPipeError:
+        pass
+    err = p.stderr.read()
+    rc = p.wait()
+    check(rc == 2 and b"read error" in err,
+          "a line too long for memory: read error, 2 (%d) %r" % (rc, err))
+else:
+    print("skipped: a line too long for memory (%s is not a native binary)"
+          % NORM)
 
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
