@@ -22,8 +22,9 @@
  *  - the status is 0, 1 when a name was ill formed, 2 for --strict's
  *    refusal, and 2 with nothing printed for a usage error: an encoding or
  *    a form and flags libfold refuses, --profile with --form or
- *    --encoding, two operations at once, --cmp without two names, FILEs
- *    and NAMEs together.
+ *    --encoding, two operations at once, --seed without --hash, --cmp
+ *    without two names, FILEs and NAMEs together;
+ *  - without --encoding the encoding is utf8-12.1, foldfs's default.
  *
  * Input: byte 0 bits 0-2 the form (nfd, nfc, nfkd, nfkc, casefold,
  * nfkc_cf by name; 6 none given; 7 --profile ext4), bits 3-4 the
@@ -380,6 +381,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			 seed.k0, seed.k1);
 		argv[argc++] = "--seed";
 		argv[argc++] = seedarg;
+		usage |= op != 1; /* the key of --hash only */
 	}
 
 	/* the context it must use, or a usage error */
@@ -393,7 +395,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				   ctx.flags | flags |
 					   (strict ? FOLD_STRICT : 0)) < 0)
 			usage = 1;
-	} else if (fold_init(&ctx, esel ? enc : "utf8",
+	} else if (fold_init(&ctx, esel ? enc : "utf8-12.1", /* foldfs's */
 			     form < 6 ? (enum fold_form)form : FOLD_CASEFOLD,
 			     flags | (strict ? FOLD_STRICT : 0)) < 0) {
 		usage = 1;
