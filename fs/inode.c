@@ -535,12 +535,21 @@ static size_t wdslot(int wd, size_t size)
 	return ((size_t)wd * 0x9e3779b1u) & (size - 1);
 }
 
-static void wd_put_locked(int wd, struct node *n)
+/* The slot of wd in the map, or the free one where it would go (the map
+ * is not empty: wd_size > 0). */
+static size_t wd_probe_locked(int wd)
 {
 	size_t i = wdslot(wd, wd_size);
 
 	while (wdmap[i].n && wdmap[i].wd != wd)
 		i = (i + 1) & (wd_size - 1);
+	return i;
+}
+
+static void wd_put_locked(int wd, struct node *n)
+{
+	size_t i = wd_probe_locked(wd);
+
 	if (!wdmap[i].n)
 		wd_count++;
 	wdmap[i].wd = wd;
@@ -571,9 +580,7 @@ static void wd_del_locked(int wd)
 
 	if (!wd_size)
 		return;
-	i = wdslot(wd, wd_size);
-	while (wdmap[i].n && wdmap[i].wd != wd)
-		i = (i + 1) & (wd_size - 1);
+	i = wd_probe_locked(wd);
 	if (!wdmap[i].n)
 		return;
 	wdmap[i].n = NULL;
@@ -599,10 +606,8 @@ int node_set_wd(struct node *n, int wd)
 {
 	pthread_mutex_lock(&tlock);
 	if (wd >= 0 && wd_size) {
-		size_t i = wdslot(wd, wd_size);
-		while (wdmap[i].n && wdmap[i].wd != wd)
-			i = (i + 1) & (wd_size - 1);
-		if (wdmap[i].n && wdmap[i].n != n) {
+		struct node *other = wdmap[wd_probe_locked(wd)].n;
+		if (other && other != n) {
 			pthread_mutex_unlock(&tlock);
 			return -1;
 		}
@@ -624,10 +629,7 @@ struct node *node_hold_wd(int wd)
 
 	pthread_mutex_lock(&tlock);
 	if (wd_size) {
-		size_t i = wdslot(wd, wd_size);
-		while (wdmap[i].n && wdmap[i].wd != wd)
-			i = (i + 1) & (wd_size - 1);
-		n = wdmap[i].n;
+		n = wdmap[wd_probe_locked(wd)].n;
 		if (n)
 			n->refs++;
 	}
