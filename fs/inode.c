@@ -489,26 +489,88 @@ size_t node_sweep(uint64_t *ids, size_t max, int *lap)
  * The view is one file system (one st_dev), but SOURCE may have others
  * mounted inside it (a btrfs subvolume is one too) whose inode numbers
  * repeat SOURCE's own, and two files with the same st_dev and st_ino are
- * one file to tar, cp, find -samefile...  So an object that is not on
+ * one file to tar (which then archives the second as a hard link to the
+ * first), cp -a, rsync -H, find -samefile...  So an object that is not on
  * SOURCE's file system shows its number with bits 48-63 set to its
- * device's place in the order the daemon met devices; SOURCE's objects
- * keep theirs.  A number already using those bits is left as it is
- * (xfs and btrfs number far below 2^48).
+ * device's place in the order the daemon met devices (1..0xfffe); SOURCE's
+ * objects keep theirs (xfs and btrfs number far below 2^48).
+ *
+ * A number of another file system that already uses bits 48-63 (a nested
+ * view, mergerfs and overlayfs hashes, 64-bit NFS file ids) cannot be
+ * tagged: it gets the next number of the range 0xffff << 48 instead, from
+ * a map kept for the daemon's life, so that the number never changes and
+ * is never given twice.  The map costs memory only on such file systems.
+ * SOURCE's own numbers are never touched: if SOURCE itself numbers in
+ * bits 48-63, a collision with a tagged number stays possible, as unlikely
+ * as two of its hashes colliding.
  */
 #define DEV_SHIFT 48
-#define DEV_MAX 0xffff
+#define DEV_MAX 0xfffe
+#define REMAP_TAG ((uint64_t)0xffff << DEV_SHIFT)
 
 static pthread_mutex_t dev_lock = PTHREAD_MUTEX_INITIALIZER;
 static dev_t *devs;
 static size_t ndev, devcap;
 
-ino_t node_view_ino(dev_t dev, ino_t ino)
+struct remap {
+	uint64_t dev, ino, shown; /* shown 0: a free slot */
+};
+static struct remap *remaps;
+static size_t nremap, remap_size; /* remap_size: 0 or a power of two */
+
+static size_t remap_slot(uint64_t dev, uint64_t ino, size_t size)
+{
+	uint64_t h = (ino ^ dev * 0x9e3779b97f4a7c15u) * 0xff51afd7ed558ccdu;
+
+	return (size_t)(h ^ h >> 29) & (size - 1);
+}
+
+static size_t remap_probe(const struct remap *t, size_t size, uint64_t dev,
+			  uint64_t ino)
+{
+	size_t i = remap_slot(dev, ino, size);
+
+	while (t[i].shown && (t[i].dev != dev || t[i].ino != ino))
+		i = (i + 1) & (size - 1);
+	return i;
+}
+
+/* The number shown for (dev, ino) from the map, adding it; 0 when memory
+ * runs out.  Called with dev_lock held. */
+static uint64_t remap_locked(uint64_t dev, uint64_t ino)
+{
+	size_t i;
+
+	if (remap_size && remaps[i = remap_probe(remaps, remap_size, dev,
+						   ino)].shown)
+		return remaps[i].shown;
+	if (2 * (nremap + 1) > remap_size) { /* at most half full */
+		size_t ns = remap_size ? 2 * remap_size : 64;
+		struct remap *nt = calloc(ns, sizeof *nt);
+
+		if (!nt)
+			return 0;
+		for (size_t k = 0; k < remap_size; k++)
+			if (remaps[k].shown)
+				nt[remap_probe(nt, ns, remaps[k].dev,
+					       remaps[k].ino)] = remaps[k];
+		free(remaps);
+		remaps = nt;
+		remap_size = ns;
+	}
+	i = remap_probe(remaps, remap_size, dev, ino);
+	remaps[i].dev = dev;
+	remaps[i].ino = ino;
+	remaps[i].shown = REMAP_TAG | ++nremap;
+	return remaps[i].shown;
+}
+
+/* The device's place (1..DEV_MAX) in the order met, 0 when there is no
+ * room.  Called with dev_lock held. */
+static uint64_t dev_tag_locked(dev_t dev)
 {
 	size_t k;
 
-	if (dev == F.root_dev || (uint64_t)ino >> DEV_SHIFT)
-		return ino;
-	pthread_mutex_lock(&dev_lock);
 	for (k = 0; k < ndev && devs[k] != dev; k++)
 		;
 	if (k == ndev && ndev < DEV_MAX) {
@@ -523,9 +585,24 @@ ino_t node_view_ino(dev_t dev, ino_t ino)
 		if (ndev < devcap)
 			devs[ndev++] = dev;
 	}
+	return k < ndev ? k + 1 : 0;
+}
+
+ino_t node_view_ino(dev_t dev, ino_t ino)
+{
+	uint64_t tag = 0, shown = 0;
+
+	if (dev == F.root_dev)
+		return ino;
+	pthread_mutex_lock(&dev_lock);
+	if (!((uint64_t)ino >> DEV_SHIFT))
+		tag = dev_tag_locked(dev);
+	if (tag)
+		shown = (uint64_t)ino | tag << DEV_SHIFT;
+	else /* a wide number, or more devices than tags */
+		shown = remap_locked((uint64_t)dev, (uint64_t)ino);
 	pthread_mutex_unlock(&dev_lock);
-	return k < ndev ? (ino_t)((uint64_t)ino | (uint64_t)(k + 1) << DEV_SHIFT)
-			: ino;
+	return shown ? (ino_t)shown : ino; /* out of memory: as it is */
 }
 
 /* ---- wd map --------------------------------------------------------- */

@@ -1352,6 +1352,130 @@ out:
 	umount2(src, MNT_DETACH);
 }
 
+/* A number of such a file system that already uses bits 48-63 cannot be
+ * tagged: a view nested in SOURCE shows its own inner file system's
+ * objects with those bits set, and the outer view tagging the nested
+ * view's other objects with its device's place gave them the same
+ * numbers (tar archived one file as a hard link to the other). */
+static void sec_submount_nested(void)
+{
+	t_section("a view inside SOURCE: its wide inode numbers stay unique too");
+	const char *isrc = t_newdir("src-nest-inner");
+	const char *isub = t_path(isrc, "sub");
+	const char *osrc = t_newdir("src-nest-outer");
+	const char *bind = t_path(osrc, "v");
+	struct t_mount in = {0}, out = {0};
+	char name[64];
+	int binded = 0;
+	if (mount("tmpfs", isrc, "tmpfs", 0, "size=4m") != 0) {
+		t_skip("cannot mount a tmpfs: %s", strerror(errno));
+		return;
+	}
+	mkdir(isub, 0755);
+	if (mount("tmpfs", isub, "tmpfs", 0, "size=4m") != 0) {
+		t_skip("cannot mount a tmpfs: %s", strerror(errno));
+		goto done;
+	}
+	for (int i = 0; i < 8; i++) {
+		/* a second link each: tar looks for hard links among
+		 * files with more than one */
+		char l[80];
+		snprintf(name, sizeof name, "outer%d", i);
+		snprintf(l, sizeof l, "%s.l", name);
+		mkfile(t_path(isrc, name), "outer");
+		link(t_path(isrc, name), t_path(isrc, l));
+		snprintf(name, sizeof name, "inner%d", i);
+		snprintf(l, sizeof l, "%s.l", name);
+		mkfile(t_path(isub, name), "inner");
+		link(t_path(isub, name), t_path(isub, l));
+	}
+	if (t_mount(&in, isrc, ""))
+		goto done;
+	/* the inner view's own numbers: sub's objects are wide */
+	struct stat s0 = {0};
+	int r0 = stat(t_path(in.mnt, "sub/inner0"), &s0);
+	CHECK(r0 == 0 && (uint64_t)s0.st_ino >> 48,
+	      "the nested view shows sub's files with bits 48-63 set (%#llx)",
+	      (unsigned long long)s0.st_ino);
+	mkdir(bind, 0755);
+	if (mount(in.mnt, bind, NULL, MS_BIND, NULL) != 0) {
+		t_skip("cannot bind the nested view into SOURCE: %s", strerror(errno));
+		goto done;
+	}
+	binded = 1;
+	if (t_mount(&out, osrc, "casefold"))
+		goto done;
+	struct stat st[18];
+	int got = stat(t_path(out.mnt, "V"), &st[0]) == 0 &&
+		  stat(t_path(out.mnt, "v/SUB"), &st[1]) == 0;
+	for (int i = 0; i < 8; i++) {
+		snprintf(name, sizeof name, "v/OUTER%d", i);
+		got &= stat(t_path(out.mnt, name), &st[2 + i]) == 0;
+		snprintf(name, sizeof name, "v/sub/INNER%d", i);
+		got &= stat(t_path(out.mnt, name), &st[10 + i]) == 0;
+	}
+	CHECK(got, "stat of both roots and the 16 files through the outer view");
+	int same = 0;
+	for (int i = 0; got && i < 18; i++)
+		for (int j = i + 1; j < 18; j++)
+			same += st[i].st_dev == st[j].st_dev && st[i].st_ino == st[j].st_ino;
+	CHECK(got && !same, "18 objects, 18 distinct (st_dev, st_ino) (%d pairs alike)", same);
+	/* the same number at the next stat, and in readdir */
+	struct stat again;
+	CHECK(got && stat(t_path(out.mnt, "v/sub/inner3"), &again) == 0 &&
+	      again.st_ino == st[13].st_ino, "a wide number shown stays the object's");
+	int listed = 0, bad = 0;
+	DIR *d = opendir(t_path(out.mnt, "v/sub"));
+	for (struct dirent *de; d && (de = readdir(d));) {
+		struct stat s;
+		if (strncmp(de->d_name, "inner", 5))
+			continue;
+		listed++;
+		bad += fstatat(dirfd(d), de->d_name, &s, AT_SYMLINK_NOFOLLOW) != 0 ||
+		       s.st_ino != de->d_ino;
+	}
+	if (d)
+		closedir(d);
+	CHECK(listed == 16 && !bad, "v/sub lists 16 names whose d_ino is their st_ino (%d differ)",
+	      bad);
+	/* What tar does with it: each file's second link (NAME.l) is archived
+	 * as a link to NAME, and nothing else as a link to anything. */
+	char tarf[4200], outb[16384];
+	snprintf(tarf, sizeof tarf, "%s.tar", osrc);
+	const char *tar[] = {"tar", "-cf", tarf, "-C", out.mnt, "v", NULL};
+	int rc = t_run(tar, outb, sizeof outb, 60);
+	const char *list[] = {"tar", "-tvf", tarf, NULL};
+	if (rc == 0)
+		rc = t_run(list, outb, sizeof outb, 60);
+	int links = 0, wrong = 0;
+	for (char *p = outb; rc == 0 && (p = strstr(p, " link to "));) {
+		char *b = p, *t = p + 9, *e = t + strcspn(t, "\n");
+		while (b > outb && b[-1] != ' ')
+			b--;
+		size_t bl = (size_t)(p - b), tl = (size_t)(e - t);
+		if (bl > 2 && !memcmp(b + bl - 2, ".l", 2))
+			bl -= 2;
+		if (tl > 2 && !memcmp(t + tl - 2, ".l", 2))
+			tl -= 2;
+		links++;
+		wrong += bl != tl || memcmp(b, t, bl);
+		p = e;
+	}
+	CHECK(rc == 0 && links == 16 && !wrong,
+	      "tar finds the 16 true hard links and no other (status %d, %d links, "
+	      "%d between different files)", rc, links, wrong);
+	unlink(tarf);
+done:
+	if (out.live)
+		t_umount(&out);
+	if (binded)
+		umount2(bind, MNT_DETACH);
+	if (in.live)
+		t_umount(&in);
+	umount2(isub, MNT_DETACH);
+	umount2(isrc, MNT_DETACH);
+}
+
 /* ---- 17. strict ------------------------------------------------------- */
 
 static void sec_strict(void)
@@ -3154,8 +3278,10 @@ int main(int argc, char **argv)
 	}
 	if (t_want("collide"))
 		sec_collide();
-	if (t_want("submount"))
+	if (t_want("submount")) {
 		sec_submount();
+		sec_submount_nested();
+	}
 	if (t_want("record"))
 		sec_record();
 	if (t_want("strict"))
