@@ -548,11 +548,12 @@ static int current(struct node *d, const char *name, uint64_t *nodeid)
 	char stored[NAME_BUF];
 	struct stat st;
 	struct node *n;
+	uint64_t mnt;
 
 	*nodeid = 0;
-	if (resolve_name(d, name, stored, &st) < 0)
+	if (resolve_name(d, name, stored, &st, &mnt) < 0)
 		return 0;
-	n = node_find(&st, d->mnt); /* as binding() in ops_entry.c */
+	n = node_find(&st, mnt); /* as binding() in ops_entry.c */
 	if (n) {
 		*nodeid = node_id(n);
 		node_put(n);

@@ -1,6 +1,7 @@
 /*
- * fdstat.c - fd_stat(): the stat of an O_PATH descriptor together with
- * the id of the mount it was opened through, in one statx call.  The node
+ * fdstat.c - fd_stat(), name_stat(): the stat of an O_PATH descriptor, or
+ * of a name in a directory, together with the id of the mount it is
+ * reached through, in one statx call.  The node
  * table (inode.c) keys objects by mount as well as by (st_dev, st_ino):
  * a bind mount inside SOURCE shows an object again, perhaps read-only.
  */
@@ -13,18 +14,18 @@
 
 #include "foldfs.h"
 
-int fd_stat(int fd, struct stat *st, uint64_t *mnt)
+int name_stat(int dirfd, const char *name, struct stat *st, uint64_t *mnt)
 {
+	int flags = AT_SYMLINK_NOFOLLOW | (*name ? 0 : AT_EMPTY_PATH);
 	struct statx x;
 
 	*mnt = 0;
-	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
-		  STATX_BASIC_STATS | STATX_MNT_ID, &x) < 0) {
+	if (statx(dirfd, name, flags, STATX_BASIC_STATS | STATX_MNT_ID, &x) < 0) {
 		if (errno != ENOSYS && errno != EPERM)
 			return -1;
 		/* before Linux 4.11, or a seccomp filter that refuses it
 		 * (fstat of a descriptor is never refused otherwise) */
-		return fstatat(fd, "", st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW);
+		return fstatat(dirfd, name, st, flags);
 	}
 	memset(st, 0, sizeof *st);
 	st->st_dev = makedev(x.stx_dev_major, x.stx_dev_minor);
@@ -46,4 +47,9 @@ int fd_stat(int fd, struct stat *st, uint64_t *mnt)
 	if (x.stx_mask & STATX_MNT_ID)
 		*mnt = x.stx_mnt_id;
 	return 0;
+}
+
+int fd_stat(int fd, struct stat *st, uint64_t *mnt)
+{
+	return name_stat(fd, "", st, mnt);
 }

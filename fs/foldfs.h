@@ -209,6 +209,9 @@ static inline struct node *node_of(fuse_ino_t ino)
 /* fstat of an O_PATH fd, with the id of the mount it is on (*mnt, 0 if
  * the kernel cannot say): a statx, no dearer than fstat. */
 int fd_stat(int fd, struct stat *st, uint64_t *mnt);
+/* The same for a name in dirfd, not followed if a symlink (a mount point
+ * gives the mounted root and its mount). */
+int name_stat(int dirfd, const char *name, struct stat *st, uint64_t *mnt);
 /* Take an O_PATH fd (consumed) whose fd_stat is *st and mnt; return its
  * node with the lookup count raised by one (for a reply), or NULL
  * (ENOMEM). */
@@ -303,9 +306,10 @@ int name_hidden(struct node *d, const char *name);
 int resolve(struct node *d, const char *name, char *stored, struct stat *st,
 	    uint64_t *mnt);
 /* Like resolve() but only says whether something equivalent exists
- * and what it is called (no fd).  Returns 0, -ENOENT, -errno. */
+ * and what it is called (no fd); its mount in *mnt unless mnt is NULL.
+ * Returns 0, -ENOENT, -errno. */
 int resolve_name(struct node *d, const char *name, char *stored,
-		 struct stat *st);
+		 struct stat *st, uint64_t *mnt);
 /* Is name ill-formed under the record (strict creation check)? */
 int name_illformed(const char *name);
 

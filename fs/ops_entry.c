@@ -349,7 +349,7 @@ static int may_create(struct node *d, const char *name)
 		return 0;
 	if ((F.rec.flags & FOLD_STRICT) && name_illformed(name))
 		return -EINVAL;
-	r = resolve_name(d, name, stored, &st);
+	r = resolve_name(d, name, stored, &st, NULL);
 	if (r == 0)
 		return -EEXIST;
 	return r == -ENOENT ? 0 : r;
@@ -717,16 +717,17 @@ static void remove_entry(fuse_req_t req, fuse_ino_t parent, const char *name,
 	int r;
 
 	struct node *gone = NULL;
+	uint64_t mnt;
 
 	ns_lock(d, 1);
-	r = resolve_name(d, name, stored, &st);
+	r = resolve_name(d, name, stored, &st, &mnt);
 	if (r == 0)
 		r = creds_sticky(req, d, &st);
 	if (r == 0) {
 		/* A removed directory's index (which holds its node) is
 		 * moot; find the node while it is still findable. */
 		if (flags & AT_REMOVEDIR)
-			gone = node_find(&st, d->mnt);
+			gone = node_find(&st, mnt);
 		dir_stamp(d, &pre);
 		/* As the caller: `stored` may be another entry than the one
 		 * the kernel checked (creds.c). */
@@ -814,13 +815,13 @@ static uint64_t binding(struct node *d, const char *name)
 	char stored[NAME_BUF];
 	struct stat st;
 	struct node *n;
-	uint64_t id = 0;
+	uint64_t id = 0, mnt;
 
-	if (resolve_name(d, name, stored, &st) < 0)
+	if (resolve_name(d, name, stored, &st, &mnt) < 0)
 		return 0;
-	/* on d's mount, unless it is a mount point (then a binding seen as
-	 * changed: an invalidation more) */
-	n = node_find(&st, d->mnt);
+	/* on its own mount: an entry that is a mount point is the mounted
+	 * root's node */
+	n = node_find(&st, mnt);
 	if (n) {
 		id = node_id(n);
 		node_put(n);
@@ -848,7 +849,7 @@ void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 		r = -EPERM;
 		goto out;
 	}
-	r = resolve_name(d1, name, src, &sst);
+	r = resolve_name(d1, name, src, &sst, NULL);
 	if (r == 0)
 		r = creds_sticky(req, d1, &sst);
 	if (r)
@@ -861,7 +862,7 @@ void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 		/* Only d2 gains a name: d1 keeps or loses one, and one lock
 		 * per operation leaves no order to agree on with others. */
 		xlock(d2, &x);
-		r = resolve_name(d2, newname, dst, &dstst);
+		r = resolve_name(d2, newname, dst, &dstst, NULL);
 		if (r == 0) {
 			have_dst = 1;
 			r = creds_sticky(req, d2, &dstst);

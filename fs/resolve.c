@@ -60,14 +60,15 @@ static int index_winner(struct node *d, const char *name, char *out,
 	return r;
 }
 
-/* mnt NULL: no fd wanted, only the stat. */
+/* want_fd 0: only the stat (and the mount, if mnt); else the O_PATH fd. */
 static int open_stat(struct node *d, const char *name, struct stat *st,
-		     uint64_t *mnt)
+		     uint64_t *mnt, int want_fd)
 {
-	if (!mnt)
-		return fstatat(d->fd, name, st, AT_SYMLINK_NOFOLLOW) < 0
-			       ? -errno
-			       : 0;
+	if (!want_fd) {
+		uint64_t m;
+		return name_stat(d->fd, name, st, mnt ? mnt : &m) < 0 ? -errno
+								       : 0;
+	}
 	int fd = prune_openat(d->fd, name);
 	if (fd < 0)
 		return -errno;
@@ -109,7 +110,7 @@ static void lost_round(int round)
 }
 
 static int resolve_at(struct node *d, const char *name, char *stored,
-		      struct stat *st, uint64_t *mnt)
+		      struct stat *st, uint64_t *mnt, int want_fd)
 {
 	size_t len = strlen(name);
 	int r;
@@ -119,7 +120,7 @@ static int resolve_at(struct node *d, const char *name, char *stored,
 	/* The record is never this exact name; a name equivalent to it that
 	 * SOURCE holds (".FOLDFS", made there) is found by every spelling,
 	 * ".foldfs" included, as any other entry is. */
-	r = name_hidden(d, name) ? -ENOENT : open_stat(d, name, st, mnt);
+	r = name_hidden(d, name) ? -ENOENT : open_stat(d, name, st, mnt, want_fd);
 	if (r != -ENOENT) {
 		if (r >= 0)
 			memcpy(stored, name, len + 1);
@@ -176,7 +177,7 @@ static int resolve_at(struct node *d, const char *name, char *stored,
 		}
 		if (r < 0)
 			return r;
-		r = open_stat(d, stored, st, mnt);
+		r = open_stat(d, stored, st, mnt, want_fd);
 		if (r != -ENOENT)
 			return r;
 		/* Not there (any more): make the index agree with SOURCE.
@@ -195,11 +196,11 @@ static int resolve_at(struct node *d, const char *name, char *stored,
 int resolve(struct node *d, const char *name, char *stored, struct stat *st,
 	    uint64_t *mnt)
 {
-	return resolve_at(d, name, stored, st, mnt);
+	return resolve_at(d, name, stored, st, mnt, 1);
 }
 
 int resolve_name(struct node *d, const char *name, char *stored,
-		 struct stat *st)
+		 struct stat *st, uint64_t *mnt)
 {
-	return resolve_at(d, name, stored, st, NULL);
+	return resolve_at(d, name, stored, st, mnt, 0);
 }

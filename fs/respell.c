@@ -124,7 +124,7 @@ static int respell_locked(fuse_req_t req, struct node *d, const char *from,
 	/* (Folding cannot change under the lock; chattr takes it too.) */
 	if (!dir_folds(d))
 		return -EINVAL;
-	r = resolve_name(d, from, stored, &st);
+	r = resolve_name(d, from, stored, &st, NULL);
 	if (r)
 		return r;
 	ent = st;
@@ -163,7 +163,7 @@ static int respell_locked(fuse_req_t req, struct node *d, const char *from,
 	 * group, also where the kernel has it from readdirplus (no note).
 	 * Only then: invalidating the one dentry of a directory breaks
 	 * getcwd() of the processes inside it and detaches mounts. */
-	if (resolve_name(d, stored, now_name, &now) != 0 ||
+	if (resolve_name(d, stored, now_name, &now, NULL) != 0 ||
 	    now.st_dev != ent.st_dev || now.st_ino != ent.st_ino)
 		coh_inval_async(d, stored);
 	return 0;

@@ -264,7 +264,7 @@ static int truth(int d, int s)
 }
 
 int resolve_name(struct node *dn, const char *name, char *out,
-		 struct stat *st)
+		 struct stat *st, uint64_t *mnt)
 {
 	int d = dir_of(dn), s, t;
 
@@ -279,6 +279,8 @@ int resolve_name(struct node *dn, const char *name, char *out,
 	memset(st, 0, sizeof *st);
 	st->st_ino = (ino_t)stored[d][t];
 	st->st_mode = objs[stored[d][t]].isdir ? S_IFDIR : S_IFREG;
+	if (mnt)
+		*mnt = 0;
 	return 0;
 }
 

@@ -597,7 +597,7 @@ static void check_lookup(int d, const struct listing *l, int s)
 	char stored[NAME_BUF];
 	struct stat st;
 	int want = denotes(d, l, s);
-	int r = resolve_name(&dirs[d], sp[s], stored, &st);
+	int r = resolve_name(&dirs[d], sp[s], stored, &st, NULL);
 
 	if (want < 0 && r != -ENOENT) {
 		fprintf(stderr, "fuzz-watch: answer %d, '%.40s'\n", r,
@@ -877,7 +877,7 @@ static void late_change(unsigned k, unsigned char b1, unsigned char b2,
 		break;
 	}
 	list_read(dl, &post);
-	int r = resolve_name(&dirs[dl], sp[bl & 31], stored, &st);
+	int r = resolve_name(&dirs[dl], sp[bl & 31], stored, &st, NULL);
 	int s = r == 0 ? sp_of(stored) : -1;
 	int w0 = denotes(dl, &pre, bl & 31), w1 = denotes(dl, &post, bl & 31);
 

@@ -67,7 +67,9 @@ static const char help[] =
 	"    beyond are polled and stay exact, and indexes evicted while names\n"
 	"    change in the view and in SOURCE lose no name; the invalidations\n"
 	"    SOURCE's changes queue are never sent to a node id reused since (under\n"
-	"    pruning), which the kernel refuses for a file.\n"
+	"    pruning), which the kernel refuses for a file.  A note of a name that\n"
+	"    is a mount point inside SOURCE is not taken for changed when SOURCE\n"
+	"    makes an equivalent name.\n"
 	"    --only NAME runs only section NAME (a comma-separated list, or repeat\n"
 	"    the option; the names are under SECTIONS); -q prints only failures.\n"
 	"\n"
@@ -98,7 +100,8 @@ static int extra_opt(const char *o, const char *v)
 static const char *const sections[] = {
 	"watch", "attr", "create_over_negative", "removed_indexed", "watch_cap",
 	"evict_changes", "inval_reused", "poll_race", "settle_race", "cleanup_after_expiry", "remote_source",
-	"poll_coarse", "index_fd_cap", "busy_source", "rename_spellings", "unlink_unfenced", "none_moved_in", "overflow", NULL};
+	"poll_coarse", "index_fd_cap", "busy_source", "rename_spellings", "unlink_unfenced", "none_moved_in", "overflow",
+	"mount_point_note", NULL};
 
 enum want_kind { EXISTS, ABSENT, CONTENT, LISTED, UNLISTED, SAME_INO };
 
@@ -1614,6 +1617,58 @@ static void run_inval_reused(void)
 	t_umount(&m);
 }
 
+/*
+ * The coherence ledger notes which node each spelling was answered with;
+ * when SOURCE changes an equivalent name, each note's name is resolved
+ * again and compared (coherence.c current()).  An entry that is a mount
+ * point inside SOURCE is a node of the mounted file system's mount: looked
+ * for on its directory's mount it was never found, so its note always
+ * "differed": a valid dentry invalidated and, under cache=epoch, every
+ * cached entry of the view dropped by an epoch bump.  (Here the bump is
+ * due anyway: "M" now names the new file.)
+ */
+static void run_mount_point_note(void)
+{
+	t_section("a mount point's note is not taken for changed");
+	const char *src = t_newdir("src-mpnote");
+	const char *mp = t_path(src, "m");
+	struct t_mount m = {0};
+	struct stat st;
+	mkdir(mp, 0755);
+	if (mount("tmpfs", mp, "tmpfs", 0, "size=1m") != 0) {
+		t_skip("cannot mount a tmpfs: %s", strerror(errno));
+		return;
+	}
+	close(open(t_path(mp, "inside"), O_CREAT | O_WRONLY, 0644));
+	if (t_mount(&m, src, "casefold,cache=epoch,timeout=60,debug"))
+		goto out;
+	CHECK_OK(stat(t_path(m.mnt, "m/INSIDE"), &st), "stat m/INSIDE through the view");
+	CHECK_OK(stat(t_path(m.mnt, "M"), &st), "stat M: the same directory");
+	/* an equivalent name made in SOURCE: the note of "m" is settled */
+	close(open(t_path(src, "M"), O_CREAT | O_WRONLY, 0644));
+	long seen = 0;
+	for (int i = 0; i < 100 && !seen; i++) {
+		lstat(t_path(m.mnt, "zz-sync"), &st); /* reads pending events */
+		seen = t_log_count(&m, "settle m: told");
+		if (!seen)
+			t_sleep_ms(50);
+	}
+	CHECK(seen > 0, "the daemon settled the note of m (debug log)");
+	long differs = 0;
+	FILE *f = fopen(m.log, "re");
+	char line[512];
+	while (f && fgets(line, sizeof line, f))
+		differs += strstr(line, "settle m: told") && strstr(line, "DIFFERS");
+	if (f)
+		fclose(f);
+	CHECK(differs == 0, "its binding is the same mount point's root: not changed (%ld "
+	      "times taken for changed)", differs);
+	CHECK_OK(stat(t_path(m.mnt, "m/inside"), &st), "m/inside still found");
+	t_umount(&m);
+out:
+	umount2(mp, MNT_DETACH);
+}
+
 int main(int argc, char **argv)
 {
 	t_sections(sections);
@@ -1661,5 +1716,7 @@ int main(int argc, char **argv)
 		run_none_moved_in();
 	if (t_want("overflow"))
 		run_overflow();
+	if (t_want("mount_point_note"))
+		run_mount_point_note();
 	return t_finish();
 }
