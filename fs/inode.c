@@ -265,27 +265,54 @@ struct node *node_root(void)
 	return root;
 }
 
-/* With tlock held: find the current node of (dev, ino) on mount mnt. */
-static struct node *lookup_locked(const struct stat *st, uint64_t mnt)
+/* With tlock held: the hashed node of (dev, ino) on mount mnt, if any. */
+static struct node *hashed_locked(const struct stat *st, uint64_t mnt)
 {
 	struct node *n = tab[hslot(st->st_dev, st->st_ino, tab_size)];
 
-	for (; n; n = n->hnext) {
-		if (n->dev != st->st_dev || n->ino != st->st_ino ||
-		    n->mnt != mnt)
-			continue;
-		if (n != root) {
-			struct stat cur;
-			/* The old object may be gone and its number reused. */
-			if (fstat(n->fd, &cur) < 0 || cur.st_nlink == 0 ||
-			    (cur.st_mode & S_IFMT) != n->type) {
-				tab_remove(n);
-				return NULL;
-			}
-		}
-		return n;
+	while (n && (n->dev != st->st_dev || n->ino != st->st_ino ||
+		     n->mnt != mnt))
+		n = n->hnext;
+	return n;
+}
+
+/*
+ * Is n's object gone, its number perhaps reused?  Only a definite answer
+ * counts (ESTALE, no link left, another type): a node unhashed by mistake
+ * would make a second node for one object.  Asked without tlock, as on a
+ * network file system the fstat waits for the server, and a server that
+ * does not answer must not stop every lookup of the view.
+ */
+static int node_stale(struct node *n)
+{
+	struct stat cur;
+
+	if (n == root)
+		return 0;
+	if (fstat(n->fd, &cur) < 0)
+		return errno == ESTALE;
+	return cur.st_nlink == 0 || (cur.st_mode & S_IFMT) != n->type;
+}
+
+/* The live node of (dev, ino) on mount mnt with a hold (refs), or NULL. */
+static struct node *lookup_held(const struct stat *st, uint64_t mnt)
+{
+	for (;;) {
+		struct node *n;
+
+		pthread_mutex_lock(&tlock);
+		n = hashed_locked(st, mnt);
+		if (n)
+			n->refs++;
+		pthread_mutex_unlock(&tlock);
+		if (!n || !node_stale(n))
+			return n;
+		pthread_mutex_lock(&tlock);
+		if (n->hashed)
+			tab_remove(n);
+		pthread_mutex_unlock(&tlock);
+		node_put(n); /* then look again: one may be new */
 	}
-	return NULL;
 }
 
 /* Free n and its directory state; closing n->fd is the caller's. */
@@ -304,20 +331,24 @@ struct node *node_get(int fd, const struct stat *st, uint64_t mnt)
 	struct node *n, *fresh = NULL;
 	size_t count;
 
-	pthread_mutex_lock(&tlock);
-	n = lookup_locked(st, mnt);
+	n = lookup_held(st, mnt);
 	if (!n) {
-		pthread_mutex_unlock(&tlock);
-		/* Allocate outside the lock; another thread may win the race. */
+		/* Allocate outside the lock; another thread may win the race
+		 * (its node is new: no need to look at its object). */
 		fresh = node_new(fd, st, mnt);
 		if (!fresh) {
 			close(fd);
 			return NULL;
 		}
 		pthread_mutex_lock(&tlock);
-		n = lookup_locked(st, mnt);
+		n = hashed_locked(st, mnt);
+		if (n)
+			n->refs++;
+	} else {
+		pthread_mutex_lock(&tlock);
 	}
 	if (n) {
+		n->refs--; /* the hold becomes a lookup */
 		n->nlookup++;
 		n->used = 1;
 		pthread_mutex_unlock(&tlock);
@@ -349,14 +380,7 @@ struct node *node_get(int fd, const struct stat *st, uint64_t mnt)
 
 struct node *node_find(const struct stat *st, uint64_t mnt)
 {
-	struct node *n;
-
-	pthread_mutex_lock(&tlock);
-	n = lookup_locked(st, mnt);
-	if (n)
-		n->refs++;
-	pthread_mutex_unlock(&tlock);
-	return n;
+	return lookup_held(st, mnt);
 }
 
 static void wd_remove_locked(struct node *n);
