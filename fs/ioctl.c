@@ -207,6 +207,14 @@ static void fold_apply(struct node *d)
 	if (on == cur)
 		return;
 	pthread_rwlock_wrlock(&ds->ns);
+	/* Read again under the lock: a chattr through this mount (set_fold,
+	 * which holds it) sets the attribute before it knows whether the
+	 * rest succeeds, and puts it back if not. */
+	on = foldfs_dir_casefold_get(d->fd) > 0;
+	if (on == atomic_load(&ds->fold)) {
+		pthread_rwlock_unlock(&ds->ns);
+		return;
+	}
 	dir_set_fold(d, on);
 	dir_index_drop(d);
 	/* Cached answers were given under the other rule. */
