@@ -142,6 +142,7 @@ static int enter(fuse_req_t req, struct creds *c, int mask)
 
 	c->switched = 0;
 	c->raised = 0;
+	creds_resource(req);
 	if (F.dont_mask && mask) {
 		n = caller_umask(ctx->umask);
 		if (n)
@@ -181,10 +182,29 @@ int creds_enter_nomask(fuse_req_t req, struct creds *c)
 	return enter(req, c, 0);
 }
 
+int creds_enter_fsuid(fuse_req_t req, struct creds *c)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+
+	c->switched = 0;
+	c->raised = 0;
+	creds_resource(req);
+	if (!F.switch_creds || ctx->uid == 0)
+		return 0;
+	syscall(SYS_setfsuid, ctx->uid);
+	c->switched = 2;
+	return 0;
+}
+
 void creds_leave(struct creds *c)
 {
 	if (!c->switched)
 		return;
+	if (c->switched == 2) { /* creds_enter_fsuid: the fsuid only */
+		syscall(SYS_setfsuid, base_uid);
+		c->switched = 0;
+		return;
+	}
 	syscall(SYS_setfsuid, base_uid);
 	syscall(SYS_setfsgid, base_gid);
 	syscall(SYS_setgroups, (size_t)base_ngroups, base_groups);
@@ -272,7 +292,7 @@ int creds_retry(fuse_req_t req, struct creds *c, int r)
 	struct __user_cap_data_struct d[2];
 	unsigned long long want, have;
 
-	if (!c->switched || c->raised || (r != -EACCES && r != -EPERM))
+	if (c->switched != 1 || c->raised || (r != -EACCES && r != -EPERM))
 		return 0;
 	c->raised = 1;
 	if (caller_caps(req, &want) <= 0 || !(want &= FS_CAPS))
@@ -288,4 +308,44 @@ int creds_retry(fuse_req_t req, struct creds *c, int r)
 	d[1].effective = (uint32_t)(have >> 32);
 	/* beyond the daemon's permitted set: refused, and r stands */
 	return syscall(SYS_capset, &h, d) == 0;
+}
+
+/*
+ * CAP_SYS_RESOURCE lets a writer take the blocks a file system keeps for
+ * root (ext4's reserved blocks) and pass disk quota hard limits.  A change
+ * of fsuid does not take it away, so a root daemon's writes had it for
+ * every caller.  Each worker thread keeps it in its effective set only
+ * while it serves a caller with user ID 0: a change from one kind of
+ * caller to the other costs a capset, the same kind nothing.  (A non-root
+ * caller that holds the capability itself does not have it through the
+ * view: foldfs(8).)  The file system asks at the moment it reserves, in
+ * the writing thread: ext4 reserves delayed allocations at write(2).
+ * ext4 also gives its reserve to the fsuid it names (root by default):
+ * writes take the caller's fsuid too (creds_enter_fsuid).
+ */
+void creds_resource(fuse_req_t req)
+{
+	static __thread int have = -1; /* -1: not set by this thread yet */
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+	int want;
+
+	if (!F.switch_creds)
+		return; /* a user's daemon: it has no such capability */
+	want = fuse_req_ctx(req)->uid == 0;
+	if (want == have)
+		return;
+	/* once tried, not again: a daemon whose permitted set lacks it
+	 * (a capability bounding set) would fail the raise every time */
+	have = want;
+	if (syscall(SYS_capget, &h, d) < 0)
+		return;
+	if (want)
+		d[CAP_TO_INDEX(CAP_SYS_RESOURCE)].effective |=
+			CAP_TO_MASK(CAP_SYS_RESOURCE);
+	else
+		d[CAP_TO_INDEX(CAP_SYS_RESOURCE)].effective &=
+			~CAP_TO_MASK(CAP_SYS_RESOURCE);
+	/* pid 0: this thread only */
+	syscall(SYS_capset, &h, d);
 }

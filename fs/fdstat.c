@@ -16,7 +16,10 @@
 
 int name_stat(int dirfd, const char *name, struct stat *st, uint64_t *mnt)
 {
-	int flags = AT_SYMLINK_NOFOLLOW | (*name ? 0 : AT_EMPTY_PATH);
+	/* no automount: as fstatat (which always adds it) and the O_PATH
+	 * opens of lookups, so that a node and a look at its name agree */
+	int flags = AT_SYMLINK_NOFOLLOW | (*name ? AT_NO_AUTOMOUNT
+						 : AT_EMPTY_PATH);
 	struct statx x;
 
 	*mnt = 0;

@@ -279,6 +279,14 @@ void creds_leave(struct creds *c);
  * of the caller's it lacks; 1 if it did (make the call again), else 0.
  * Once per creds_enter. */
 int creds_retry(fuse_req_t req, struct creds *c, int r);
+/* CAP_SYS_RESOURCE in the thread's effective set only for a caller with
+ * user ID 0 (root's reserved blocks, quota hard limits): before anything
+ * that may allocate space in SOURCE.  creds_enter() calls it. */
+void creds_resource(fuse_req_t req);
+/* Only the caller's fsuid (and creds_resource): for writes into a
+ * descriptor already open, where no permission is checked but ext4 gives
+ * its reserved blocks to root's fsuid.  Left with creds_leave(). */
+int creds_enter_fsuid(fuse_req_t req, struct creds *c);
 /* The caller's supplementary groups, all of them: buf if they fit in its
  * 64, else a list to free().  Returns their number (0 if libfuse cannot
  * tell) and the list in *list, or -ENOMEM. */

@@ -277,11 +277,13 @@ static struct node *hashed_locked(const struct stat *st, uint64_t mnt)
 }
 
 /*
- * Is n's object gone, its number perhaps reused?  Only a definite answer
- * counts (ESTALE, no link left, another type): a node unhashed by mistake
- * would make a second node for one object.  Asked without tlock, as on a
- * network file system the fstat waits for the server, and a server that
- * does not answer must not stop every lookup of the view.
+ * Is n's object gone, its number perhaps reused?  A transient error
+ * (EINTR, EAGAIN, ENOMEM, EIO, ETIMEDOUT) is not an answer: a node
+ * unhashed by mistake makes a second node for one object.  Every other
+ * error is (ESTALE from NFS, ENOENT from a path-based FUSE file system
+ * inside SOURCE), as are no link left and another type.  Asked without
+ * tlock, as on a network file system the fstat waits for the server, and
+ * a server that does not answer must not stop every lookup of the view.
  */
 static int node_stale(struct node *n)
 {
@@ -290,22 +292,30 @@ static int node_stale(struct node *n)
 	if (n == root)
 		return 0;
 	if (fstat(n->fd, &cur) < 0)
-		return errno == ESTALE;
+		return errno != EINTR && errno != EAGAIN && errno != ENOMEM &&
+		       errno != EIO && errno != ETIMEDOUT;
 	return cur.st_nlink == 0 || (cur.st_mode & S_IFMT) != n->type;
 }
 
-/* The live node of (dev, ino) on mount mnt with a hold (refs), or NULL. */
-static struct node *lookup_held(const struct stat *st, uint64_t mnt)
+/* The live node of (dev, ino) on mount mnt with a hold (refs), or NULL;
+ * with `locked`, NULL comes back with tlock held, for an insertion that
+ * must find none hashed. */
+static struct node *lookup_held(const struct stat *st, uint64_t mnt,
+				int locked)
 {
 	for (;;) {
 		struct node *n;
 
 		pthread_mutex_lock(&tlock);
 		n = hashed_locked(st, mnt);
-		if (n)
-			n->refs++;
+		if (!n) {
+			if (!locked)
+				pthread_mutex_unlock(&tlock);
+			return NULL;
+		}
+		n->refs++;
 		pthread_mutex_unlock(&tlock);
-		if (!n || !node_stale(n))
+		if (!node_stale(n))
 			return n;
 		pthread_mutex_lock(&tlock);
 		if (n->hashed)
@@ -331,23 +341,20 @@ struct node *node_get(int fd, const struct stat *st, uint64_t mnt)
 	struct node *n, *fresh = NULL;
 	size_t count;
 
-	n = lookup_held(st, mnt);
+	n = lookup_held(st, mnt, 0);
 	if (!n) {
 		/* Allocate outside the lock; another thread may win the race
-		 * (its node is new: no need to look at its object). */
+		 * (its node, too, may be of an object gone since: looked at
+		 * as any other). */
 		fresh = node_new(fd, st, mnt);
 		if (!fresh) {
 			close(fd);
 			return NULL;
 		}
-		pthread_mutex_lock(&tlock);
-		n = hashed_locked(st, mnt);
-		if (n)
-			n->refs++;
-	} else {
-		pthread_mutex_lock(&tlock);
+		n = lookup_held(st, mnt, 1); /* NULL: tlock held */
 	}
 	if (n) {
+		pthread_mutex_lock(&tlock);
 		n->refs--; /* the hold becomes a lookup */
 		n->nlookup++;
 		n->used = 1;
@@ -380,7 +387,7 @@ struct node *node_get(int fd, const struct stat *st, uint64_t mnt)
 
 struct node *node_find(const struct stat *st, uint64_t mnt)
 {
-	return lookup_held(st, mnt);
+	return lookup_held(st, mnt, 0);
 }
 
 static void wd_remove_locked(struct node *n);
@@ -523,7 +530,8 @@ size_t node_sweep(uint64_t *ids, size_t max, int *lap)
  * view, mergerfs and overlayfs hashes, 64-bit NFS file ids) cannot be
  * tagged: it gets the next number of the range 0xffff << 48 instead, from
  * a map kept for the daemon's life, so that the number never changes and
- * is never given twice.  The map costs memory only on such file systems.
+ * is never given twice.  The map costs memory only on such file systems:
+ * 48-96 bytes for each object ever listed or looked up there.
  * SOURCE's own numbers are never touched: if SOURCE itself numbers in
  * bits 48-63, a collision with a tagged number stays possible, as unlikely
  * as two of its hashes colliding.

@@ -206,11 +206,14 @@ static void fold_apply(struct node *d)
 	on = foldfs_dir_casefold_get(d->fd) > 0;
 	if (on == cur)
 		return;
+	/* Read again under the locks a chattr holds, this mount's and every
+	 * daemon's (set_fold): it sets the attribute before it knows whether
+	 * the rest succeeds, and puts it back if not. */
+	struct xlock x = { 0 };
 	pthread_rwlock_wrlock(&ds->ns);
-	/* Read again under the lock: a chattr through this mount (set_fold,
-	 * which holds it) sets the attribute before it knows whether the
-	 * rest succeeds, and puts it back if not. */
+	xlock(d, &x);
 	on = foldfs_dir_casefold_get(d->fd) > 0;
+	xunlock(&x);
 	if (on == atomic_load(&ds->fold)) {
 		pthread_rwlock_unlock(&ds->ns);
 		return;

@@ -69,7 +69,8 @@ int file_open(const char *proc, int flags)
 	if (fd < 0 && errno == EPERM && (flags & O_APPEND)) {
 		/* an append-only file (chattr +a) opens only so, and then
 		 * every write appends, through the view as without it */
-		fd = open(proc, fl | O_APPEND);
+		fd = src_openat(AT_FDCWD, proc, fl | O_APPEND,
+				F.noatime && !(fl & O_NOATIME));
 		if (fd >= 0)
 			file_appending();
 	}
@@ -94,7 +95,9 @@ int file_as_writer(fuse_req_t req, int fd, struct creds *c)
 	c->switched = 0;
 	if (!F.switch_creds || fuse_req_ctx(req)->uid == 0 ||
 	    fstat(fd, &st) < 0 || !(st.st_mode & (S_ISUID | S_ISGID)))
-		return 0;
+		/* no bit to drop: the caller's fsuid and no CAP_SYS_RESOURCE
+		 * all the same, for root's reserved blocks (creds.c) */
+		return creds_enter_fsuid(req, c);
 	return creds_enter_nomask(req, c);
 }
 
@@ -409,9 +412,10 @@ void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
 		  off_t length, struct fuse_file_info *fi)
 {
 	struct creds c = { 0 };
-	int r = file_as_writer(req, (int)fi->fh, &c);
+	int r;
 
 	(void)ino;
+	r = file_as_writer(req, (int)fi->fh, &c);
 	if (r == 0 && fallocate((int)fi->fh, mode, offset, length) < 0)
 		r = -errno;
 	creds_leave(&c);

@@ -1694,23 +1694,37 @@ static void sec_options(void)
 	{
 		const char *asrc = t_newdir("src-opts-atime");
 		const char *f = t_path(asrc, "Afile"), *d = t_path(asrc, "Adir");
+		/* an append-only file opens for writing only with O_APPEND,
+		 * the daemon's second try (ops_file.c): noatime there too */
+		const char *a = t_path(asrc, "Aapp");
 		const struct timespec old[2] = {{946684800, 0}, {0, UTIME_OMIT}};
 		static const char *const aopts[] = {"casefold", "casefold,noatime",
 						    "casefold,ro", "casefold,noatime,atime"};
 		char buf[64];
-		struct stat fs, ds;
+		struct stat fs, ds, as;
 		CHECK_OK(mkfile(f, "a"), "SOURCE/Afile");
 		CHECK_OK(mkdir(d, 0755), "SOURCE/Adir");
+		CHECK_OK(mkfile(a, "a"), "SOURCE/Aapp");
 		for (size_t i = 0; i < sizeof aopts / sizeof aopts[0]; i++) {
-			int keep = i == 1 || i == 2;
+			int keep = i == 1 || i == 2, app;
 			utimensat(AT_FDCWD, f, old, 0);
 			utimensat(AT_FDCWD, d, old, 0);
+			t_set_flags(a, 0);
+			utimensat(AT_FDCWD, a, old, 0);
+			app = i != 2 && t_set_flags(a, FS_APPEND_FL) == 0;
 			if (t_mount(&m, asrc, aopts[i]) != 0)
 				continue;
 			ssize_t n = t_read_file(t_path(m.mnt, "AFILE"), buf, sizeof buf);
 			long cnt = t_dir_count(t_path(m.mnt, "ADIR"));
+			ssize_t an = -1;
+			if (app) {
+				int afd = open(t_path(m.mnt, "AAPP"), O_RDWR | O_APPEND);
+				an = afd < 0 ? -1 : pread(afd, buf, sizeof buf, 0);
+				if (afd >= 0)
+					close(afd);
+			}
 			t_umount(&m);
-			int st = stat(f, &fs) | stat(d, &ds);
+			int st = stat(f, &fs) | stat(d, &ds) | stat(a, &as);
 			CHECK(n == 1 && cnt == 0 && st == 0 &&
 				      (fs.st_atime == 946684800) == keep &&
 				      (ds.st_atime == 946684800) == keep,
@@ -1718,7 +1732,13 @@ static void sec_options(void)
 			      "access times (file %lld, directory %lld)",
 			      aopts[i], keep ? "leaves" : "sets", (long long)fs.st_atime,
 			      (long long)ds.st_atime);
+			if (app)
+				CHECK(an == 1 && (as.st_atime == 946684800) == keep,
+				      "-o %s: reading an append-only file open O_RDWR|O_APPEND "
+				      "%s its access time (read %zd, atime %lld)", aopts[i],
+				      keep ? "leaves" : "sets", an, (long long)as.st_atime);
 		}
+		t_set_flags(a, 0);
 	}
 
 	/* a daemon killed with SIGKILL leaves its mount (ENOTCONN): mounting

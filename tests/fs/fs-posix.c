@@ -48,6 +48,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/utsname.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -95,7 +96,7 @@ static const char help[] =
 static const char *const sections[] = {
 	"posix", "single", "data_path", "nofile", "nofile_negative", "nofile_full",
 	"nofile_indexes", "nofile_bigindex", "nofile_create", "source_locks", "late_release", "stop_with_waiter",
-	"relative_stop", "ro_rw", "bind_ro", "allow_other", "caller_caps", "create_existing", "setid_write", "sticky_swap",
+	"relative_stop", "ro_rw", "bind_ro", "reserve", "allow_other", "caller_caps", "create_existing", "setid_write", "sticky_swap",
 	"sticky_user_daemon", "plain_create_user_daemon", "create_plain_fifo", "listxattr_race",
 	"mkdir_swap", "acl", "acl_nodefperm", "chattr_race", "user_mount", "daemon_syscalls", NULL};
 
@@ -2075,6 +2076,93 @@ static void sec_acl_nodefperm(void)
 	CHECK(v == 0640, "where no default ACL applies the umask does: %04o (want 0640)",
 	      (unsigned)v);
 	t_umount(&m);
+}
+
+/* ---- root's reserved blocks ------------------------------------------ */
+
+/* A root daemon writes with CAP_SYS_RESOURCE, which lets a writer take the
+ * blocks ext4 keeps for root (and pass quota hard limits); a change of
+ * fsuid does not drop it.  A user writing through the view must run out
+ * of space where it does natively; root must not. */
+static void reserve_user(const char *mnt, const char *nat)
+{
+	int fd = open(t_path(nat, "u-nat"), O_CREAT | O_WRONLY, 0644);
+	int r = fd < 0 ? -1 : fallocate(fd, 0, 0, 4 << 20), e = errno;
+	CHECK(fd >= 0 && r < 0 && e == ENOSPC,
+	      "user, natively: fallocate 4 MiB with only the reserve left: ENOSPC (%s)",
+	      fd < 0 ? "no file" : r == 0 ? "allocated" : strerrorname_np(e));
+	if (fd >= 0)
+		close(fd);
+	fd = open(t_path(mnt, "U-VIEW"), O_CREAT | O_WRONLY, 0644);
+	r = fd < 0 ? -1 : fallocate(fd, 0, 0, 4 << 20);
+	e = errno;
+	CHECK(fd >= 0 && r < 0 && e == ENOSPC,
+	      "user, through the view: fallocate 4 MiB: ENOSPC as natively (%s)",
+	      fd < 0 ? "no file" : r == 0 ? "allocated from root's reserve" : strerrorname_np(e));
+	if (fd >= 0)
+		close(fd);
+	static char blk[1 << 20];
+	long total = 0;
+	ssize_t w = 0;
+	fd = open(t_path(mnt, "U-WRITE"), O_CREAT | O_WRONLY, 0644);
+	for (int i = 0; fd >= 0 && i < 4 && (w = write(fd, blk, sizeof blk)) > 0; i++)
+		total += w;
+	e = errno;
+	if (fd >= 0)
+		close(fd);
+	CHECK(fd >= 0 && w < 0 && e == ENOSPC && total < (1 << 20),
+	      "user, through the view: writing 4 MiB stops with ENOSPC within the first "
+	      "(%ld bytes written)", total);
+}
+
+static void sec_reserve(void)
+{
+	t_section("a user writing through the view cannot take root's reserved blocks");
+	const char *dir = t_newdir("src-reserve");
+	char img[4200], fs[4200], out[4096];
+	snprintf(img, sizeof img, "%s/img", dir);
+	snprintf(fs, sizeof fs, "%s/fs", dir);
+	int fd = open(img, O_CREAT | O_WRONLY, 0600);
+	int ok = fd >= 0 && ftruncate(fd, 64 << 20) == 0;
+	if (fd >= 0)
+		close(fd);
+	const char *mkfs[] = {"mkfs.ext4", "-q", "-F", "-m", "25", img, NULL};
+	const char *mnt[] = {"mount", "-o", "loop", img, fs, NULL};
+	if (!ok || mkdir(fs, 0755) || t_run(mkfs, out, sizeof out, 60) != 0 ||
+	    t_run(mnt, out, sizeof out, 60) != 0) {
+		t_skip("cannot make a loop-mounted ext4 with a reserve: %s", out);
+		return;
+	}
+	const char *src = t_path(fs, "src"), *nat = t_path(fs, "nat");
+	struct statvfs sv;
+	mkdir(src, 01777);
+	chmod(src, 01777);
+	mkdir(nat, 01777);
+	chmod(nat, 01777);
+	/* leave users 256 KiB: the rest of the free space is root's */
+	fd = open(t_path(fs, "filler"), O_CREAT | O_WRONLY, 0600);
+	ok = fd >= 0 && statvfs(fs, &sv) == 0 && sv.f_bavail * sv.f_frsize > (256 << 10) &&
+	     fallocate(fd, 0, 0, (off_t)(sv.f_bavail * sv.f_frsize - (256 << 10))) == 0;
+	if (fd >= 0)
+		close(fd);
+	ok = ok && statvfs(fs, &sv) == 0;
+	unsigned long long users = ok ? sv.f_bavail * sv.f_frsize >> 10 : 0,
+			   all = ok ? sv.f_bfree * sv.f_frsize >> 10 : 0;
+	ok = ok && all >= 8192;
+	CHECK(ok, "ext4 with 25%% reserved, filled to the reserve by root (%llu KiB left to "
+	      "users, %llu to root)", users, all);
+	struct t_mount m = {0};
+	if (ok && t_mount(&m, src, "casefold,allow_other") == 0) {
+		run_as_user(reserve_user, m.mnt, nat);
+		fd = open(t_path(m.mnt, "ROOT"), O_CREAT | O_WRONLY, 0644);
+		int r = fd < 0 ? -1 : fallocate(fd, 0, 0, 4 << 20), e = errno;
+		CHECK(fd >= 0 && r == 0, "root through the view: fallocate 4 MiB takes the "
+		      "reserve (%s)", fd < 0 ? "no file" : r == 0 ? "ok" : strerrorname_np(e));
+		if (fd >= 0)
+			close(fd);
+		t_umount(&m);
+	}
+	umount2(fs, MNT_DETACH);
 }
 
 /* ---- POSIX record locks reach SOURCE --------------------------------------- */
@@ -4094,6 +4182,8 @@ int main(int argc, char **argv)
 		sec_bind_ro();
 	if (t_want("caller_caps"))
 		sec_caller_caps();
+	if (t_want("reserve"))
+		sec_reserve();
 	if (t_want("allow_other"))
 		sec_allow_other();
 	if (t_want("create_existing"))
