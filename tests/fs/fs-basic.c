@@ -1288,6 +1288,44 @@ static void sec_handles(struct t_mount *m)
  * must not show the inode number of another object of the view, or tar,
  * cp and find take them for one (find: "File system loop detected").
  * Two fresh tmpfs number their inodes alike from 1. */
+/* Through the view at root: root, SUB and the files OUTER0..7 and
+ * SUB/INNER0..7 are 18 objects with 18 distinct (st_dev, st_ino); sub
+ * lists `listed` names beginning with "inner", each with its st_ino as
+ * d_ino.  st[13] is SUB/INNER3's. */
+static void submount_numbers(const char *root, int listed_want, struct stat st[18])
+{
+	char name[64];
+	int got = stat(root, &st[0]) == 0 && stat(t_path(root, "SUB"), &st[1]) == 0;
+	for (int i = 0; i < 8; i++) {
+		snprintf(name, sizeof name, "OUTER%d", i);
+		got &= stat(t_path(root, name), &st[2 + i]) == 0;
+		snprintf(name, sizeof name, "sub/INNER%d", i);
+		got &= stat(t_path(root, name), &st[10 + i]) == 0;
+	}
+	CHECK(got, "stat of both roots and the 16 files through the view");
+	int same = 0;
+	for (int i = 0; got && i < 18; i++)
+		for (int j = i + 1; j < 18; j++)
+			same += st[i].st_dev == st[j].st_dev && st[i].st_ino == st[j].st_ino;
+	CHECK(got && !same, "18 objects, 18 distinct (st_dev, st_ino) (%d pairs alike)", same);
+	/* readdir's d_ino is what stat says, there too */
+	int listed = 0, bad = 0;
+	DIR *d = opendir(t_path(root, "sub"));
+	for (struct dirent *de; d && (de = readdir(d));) {
+		struct stat s;
+		if (strncmp(de->d_name, "inner", 5))
+			continue;
+		listed++;
+		bad += fstatat(dirfd(d), de->d_name, &s, AT_SYMLINK_NOFOLLOW) != 0 ||
+		       s.st_ino != de->d_ino;
+	}
+	if (d)
+		closedir(d);
+	CHECK(listed == listed_want && !bad,
+	      "sub lists %d names whose d_ino is their st_ino (%d, %d differ)", listed_want,
+	      listed, bad);
+}
+
 static void sec_submount(void)
 {
 	t_section("a file system mounted inside SOURCE: inode numbers stay unique");
@@ -1312,35 +1350,8 @@ static void sec_submount(void)
 	}
 	if (t_mount(&m, src, "casefold"))
 		goto out;
-	/* the two roots and every file, through the view */
 	struct stat st[18];
-	int got = stat(m.mnt, &st[0]) == 0 && stat(t_path(m.mnt, "SUB"), &st[1]) == 0;
-	for (int i = 0; i < 8; i++) {
-		snprintf(name, sizeof name, "OUTER%d", i);
-		got &= stat(t_path(m.mnt, name), &st[2 + i]) == 0;
-		snprintf(name, sizeof name, "sub/INNER%d", i);
-		got &= stat(t_path(m.mnt, name), &st[10 + i]) == 0;
-	}
-	CHECK(got, "stat of both roots and the 16 files through the view");
-	int same = 0;
-	for (int i = 0; got && i < 18; i++)
-		for (int j = i + 1; j < 18; j++)
-			same += st[i].st_dev == st[j].st_dev && st[i].st_ino == st[j].st_ino;
-	CHECK(got && !same, "18 objects, 18 distinct (st_dev, st_ino) (%d pairs alike)", same);
-	/* readdir's d_ino is what stat says, there too */
-	int listed = 0, bad = 0;
-	DIR *d = opendir(t_path(m.mnt, "sub"));
-	for (struct dirent *de; d && (de = readdir(d));) {
-		struct stat s;
-		if (strncmp(de->d_name, "inner", 5))
-			continue;
-		listed++;
-		bad += fstatat(dirfd(d), de->d_name, &s, AT_SYMLINK_NOFOLLOW) != 0 ||
-		       s.st_ino != de->d_ino;
-	}
-	if (d)
-		closedir(d);
-	CHECK(listed == 8 && !bad, "sub lists 8 files whose d_ino is their st_ino (%d differ)", bad);
+	submount_numbers(m.mnt, 8, st);
 	const char *find[] = {"find", m.mnt, "-name", "inner0", NULL};
 	char out[4096];
 	int rc = t_run(find, out, sizeof out, 30);
@@ -1405,39 +1416,11 @@ static void sec_submount_nested(void)
 	binded = 1;
 	if (t_mount(&out, osrc, "casefold"))
 		goto done;
-	struct stat st[18];
-	int got = stat(t_path(out.mnt, "V"), &st[0]) == 0 &&
-		  stat(t_path(out.mnt, "v/SUB"), &st[1]) == 0;
-	for (int i = 0; i < 8; i++) {
-		snprintf(name, sizeof name, "v/OUTER%d", i);
-		got &= stat(t_path(out.mnt, name), &st[2 + i]) == 0;
-		snprintf(name, sizeof name, "v/sub/INNER%d", i);
-		got &= stat(t_path(out.mnt, name), &st[10 + i]) == 0;
-	}
-	CHECK(got, "stat of both roots and the 16 files through the outer view");
-	int same = 0;
-	for (int i = 0; got && i < 18; i++)
-		for (int j = i + 1; j < 18; j++)
-			same += st[i].st_dev == st[j].st_dev && st[i].st_ino == st[j].st_ino;
-	CHECK(got && !same, "18 objects, 18 distinct (st_dev, st_ino) (%d pairs alike)", same);
-	/* the same number at the next stat, and in readdir */
-	struct stat again;
-	CHECK(got && stat(t_path(out.mnt, "v/sub/inner3"), &again) == 0 &&
+	struct stat st[18], again;
+	submount_numbers(t_path(out.mnt, "V"), 16, st);
+	/* the same number at the next stat */
+	CHECK(stat(t_path(out.mnt, "v/sub/inner3"), &again) == 0 &&
 	      again.st_ino == st[13].st_ino, "a wide number shown stays the object's");
-	int listed = 0, bad = 0;
-	DIR *d = opendir(t_path(out.mnt, "v/sub"));
-	for (struct dirent *de; d && (de = readdir(d));) {
-		struct stat s;
-		if (strncmp(de->d_name, "inner", 5))
-			continue;
-		listed++;
-		bad += fstatat(dirfd(d), de->d_name, &s, AT_SYMLINK_NOFOLLOW) != 0 ||
-		       s.st_ino != de->d_ino;
-	}
-	if (d)
-		closedir(d);
-	CHECK(listed == 16 && !bad, "v/sub lists 16 names whose d_ino is their st_ino (%d differ)",
-	      bad);
 	/* What tar does with it: each file's second link (NAME.l) is archived
 	 * as a link to NAME, and nothing else as a link to anything. */
 	char tarf[4200], outb[16384];
