@@ -869,6 +869,29 @@ size_t idx_evict_forgotten(size_t max)
 
 /* ---- maintenance from the namespace operations --------------------- */
 
+/*
+ * With ilock held: make the index hold name exactly if SOURCE has it now.
+ * A change of ours is applied so, as an event is, and not blindly: SOURCE
+ * may have made the name again between our call and now, and its events
+ * may already have been applied (by the watch thread, or a lookup's
+ * drain, which take only ilock), so that none is left to put it back.
+ */
+static void sync_name_locked(struct node *d, struct dirindex *x,
+			     const char *name)
+{
+	size_t len = strlen(name);
+	uint64_t h = hash_of(name, len);
+	struct stat st;
+	int exists = !name_hidden(d, name) &&
+		     fstatat(d->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	int has = find_exact(x, name, len, h, NULL) >= 0;
+
+	if (exists && !has)
+		add_hashed(x, name, len, h);
+	else if (!exists && has)
+		del_hashed(x, name, len, h);
+}
+
 void dir_index_change(struct node *d, const char *del1, const char *del2,
 		      const char *add1, const struct dir_stamp *pre)
 {
@@ -883,11 +906,11 @@ void dir_index_change(struct node *d, const char *del1, const char *del2,
 	if (x) {
 		before = idx_bytes(x);
 		if (del1)
-			idx_del(x, del1);
+			sync_name_locked(d, x, del1);
 		if (del2)
-			idx_del(x, del2);
-		if (add1 && !name_hidden(d, add1))
-			add(x, add1, strlen(add1));
+			sync_name_locked(d, x, del2);
+		if (add1)
+			sync_name_locked(d, x, add1);
 		idx_account((long)idx_bytes(x) - (long)before);
 		oversized_note(d, idx_bytes(x));
 		if (ds->poll)

@@ -69,7 +69,8 @@ static const char help[] =
 	"    SOURCE's changes queue are never sent to a node id reused since (under\n"
 	"    pruning), which the kernel refuses for a file.  A note of a name that\n"
 	"    is a mount point inside SOURCE is not taken for changed when SOURCE\n"
-	"    makes an equivalent name.\n"
+	"    makes an equivalent name, and a name removed through the view that\n"
+	"    SOURCE makes again at once is found by every spelling.\n"
 	"    --only NAME runs only section NAME (a comma-separated list, or repeat\n"
 	"    the option; the names are under SECTIONS); -q prints only failures.\n"
 	"\n"
@@ -101,7 +102,7 @@ static const char *const sections[] = {
 	"watch", "attr", "create_over_negative", "removed_indexed", "watch_cap",
 	"evict_changes", "inval_reused", "poll_race", "settle_race", "cleanup_after_expiry", "remote_source",
 	"poll_coarse", "index_fd_cap", "busy_source", "rename_spellings", "unlink_unfenced", "none_moved_in", "overflow",
-	"mount_point_note", NULL};
+	"mount_point_note", "unlink_recreated", NULL};
 
 enum want_kind { EXISTS, ABSENT, CONTENT, LISTED, UNLISTED, SAME_INO };
 
@@ -1618,6 +1619,100 @@ static void run_inval_reused(void)
 }
 
 /*
+ * A name removed through the view and made again in SOURCE at once (a
+ * program that re-creates what it sees deleted, by inotify): the daemon
+ * updated its index for its own unlink blindly, after SOURCE's create
+ * events could already have been applied, and the name was then missing
+ * from the index for good -- other spellings ENOENT, and mkdir of one
+ * made a second equivalent name.
+ */
+static void run_unlink_recreated(void)
+{
+	t_section("a name removed through the view and made again in SOURCE at once");
+	const char *src = t_newdir("src-recreate");
+	const char *x = t_path(src, "X");
+	struct t_mount m = {0};
+	struct stat st;
+	mkdir(x, 0755);
+	close(open(t_path(x, "a"), O_CREAT | O_WRONLY, 0644));
+	close(open(t_path(x, "other"), O_CREAT | O_WRONLY, 0644));
+	if (t_mount(&m, src, "casefold"))
+		return;
+	CHECK_OK(stat(t_path(m.mnt, "X/OTHER"), &st), "X indexed");
+	int in = inotify_init1(IN_CLOEXEC);
+	if (in < 0 || inotify_add_watch(in, x, IN_DELETE) < 0) {
+		t_skip("inotify: %s", strerror(errno));
+		t_umount(&m);
+		return;
+	}
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) { /* the reflex: "a" deleted -> "a" again */
+		char buf[4096];
+		for (;;) {
+			ssize_t n = read(in, buf, sizeof buf);
+			for (char *p = buf; n > 0 && p < buf + n;) {
+				struct inotify_event *e = (struct inotify_event *)p;
+				if (e->len && !strcmp(e->name, "a"))
+					close(open(t_path(x, "a"), O_CREAT | O_WRONLY, 0644));
+				p += sizeof *e + e->len;
+			}
+			if (n <= 0 && errno != EINTR)
+				_exit(0);
+		}
+	}
+	close(in);
+	/* busy children, one per CPU: the daemon's threads then lose the CPU
+	 * in the middle of an unlink often enough to open the race's window
+	 * (idle, the old daemon passed 300 rounds; loaded, it lost the name
+	 * within a thousand) */
+	pid_t hog[16];
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int nhog = 0;
+	for (; nhog < (ncpu > 0 && ncpu < 16 ? ncpu : 2); nhog++) {
+		if ((hog[nhog] = fork()) == 0) {
+			alarm(120);
+			for (volatile unsigned long n = 0;; n++)
+				;
+		}
+		if (hog[nhog] < 0)
+			break;
+	}
+	int stale = 0, rounds = 0, missing = 0;
+	for (int i = 0; i < 3000 && !stale; i++) {
+		stat(t_path(m.mnt, "X/A"), &st);
+		unlink(t_path(m.mnt, "X/a"));
+		/* the reflex's create, then the view must find it (bound) */
+		double end = t_now() + 2;
+		while (stat(t_path(x, "a"), &st) != 0 && t_now() < end)
+			t_sleep_ms(1);
+		if (stat(t_path(x, "a"), &st) != 0) {
+			missing++;
+			close(open(t_path(x, "a"), O_CREAT | O_WRONLY, 0644));
+		}
+		rounds++;
+		end = t_now() + bound + margin;
+		while (stat(t_path(m.mnt, "X/A"), &st) != 0 && t_now() < end)
+			t_sleep_ms(20);
+		stale = stat(t_path(m.mnt, "X/A"), &st) != 0;
+	}
+	for (int i = 0; i < nhog; i++) {
+		kill(hog[i], SIGKILL);
+		waitpid(hog[i], NULL, 0);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	CHECK(!stale, "X/A found after each of %d rounds of unlink through the view and "
+	      "create in SOURCE (%s; %d re-created by the test)", rounds,
+	      stale ? "lost for good" : "never lost", missing);
+	if (stale) {
+		CHECK_ERR(mkdir(t_path(m.mnt, "X/A"), 0755), EEXIST,
+			  "mkdir X/A while SOURCE has X/a");
+	}
+	t_umount(&m);
+}
+
+/*
  * The coherence ledger notes which node each spelling was answered with;
  * when SOURCE changes an equivalent name, each note's name is resolved
  * again and compared (coherence.c current()).  An entry that is a mount
@@ -1718,5 +1813,7 @@ int main(int argc, char **argv)
 		run_overflow();
 	if (t_want("mount_point_note"))
 		run_mount_point_note();
+	if (t_want("unlink_recreated"))
+		run_unlink_recreated();
 	return t_finish();
 }
