@@ -14,12 +14,29 @@
 
 #include "foldfs.h"
 
+static int stat_x(int dirfd, const char *name, int flags, struct stat *st,
+		  uint64_t *mnt);
+
 int name_stat(int dirfd, const char *name, struct stat *st, uint64_t *mnt)
 {
 	/* no automount: as fstatat (which always adds it) and the O_PATH
 	 * opens of lookups, so that a node and a look at its name agree */
-	int flags = AT_SYMLINK_NOFOLLOW | (*name ? AT_NO_AUTOMOUNT
-						 : AT_EMPTY_PATH);
+	return stat_x(dirfd, name,
+		      AT_SYMLINK_NOFOLLOW | (*name ? AT_NO_AUTOMOUNT : AT_EMPTY_PATH),
+		      st, mnt);
+}
+
+int fd_stat_sync(int fd, struct stat *st)
+{
+	uint64_t mnt;
+
+	return stat_x(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW |
+				      AT_STATX_FORCE_SYNC, st, &mnt);
+}
+
+static int stat_x(int dirfd, const char *name, int flags, struct stat *st,
+		  uint64_t *mnt)
+{
 	struct statx x;
 
 	*mnt = 0;
@@ -28,7 +45,7 @@ int name_stat(int dirfd, const char *name, struct stat *st, uint64_t *mnt)
 			return -1;
 		/* before Linux 4.11, or a seccomp filter that refuses it
 		 * (fstat of a descriptor is never refused otherwise) */
-		return fstatat(dirfd, name, st, flags);
+		return fstatat(dirfd, name, st, flags & ~AT_STATX_SYNC_TYPE);
 	}
 	memset(st, 0, sizeof *st);
 	st->st_dev = makedev(x.stx_dev_major, x.stx_dev_minor);

@@ -123,6 +123,7 @@ struct dirstate {
 	int wd;			/* inotify watch, -1 if none */
 	int poll;		/* freshness by stamps, not inotify */
 	struct timespec mtime, ctime; /* stamps when idx was last known good */
+	uint64_t asked_at;	/* poll: the server last asked (watch_sync) */
 	uint64_t verify_at;	/* poll: rescan at the first use from then
 				   (now_ns), 0 for none (watch.c) */
 	/* Index builds (ilock), for resolve.c's miss proof: with the
@@ -212,6 +213,9 @@ int fd_stat(int fd, struct stat *st, uint64_t *mnt);
 /* The same for a name in dirfd, not followed if a symlink (a mount point
  * gives the mounted root and its mount). */
 int name_stat(int dirfd, const char *name, struct stat *st, uint64_t *mnt);
+/* fstat of fd asking the file system's server, not the client's cache
+ * (AT_STATX_FORCE_SYNC: NFS, FUSE; local file systems ignore it). */
+int fd_stat_sync(int fd, struct stat *st);
 /* Take an O_PATH fd (consumed) whose fd_stat is *st and mnt; return its
  * node with the lookup count raised by one (for a reply), or NULL
  * (ENOMEM). */

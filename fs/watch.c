@@ -488,6 +488,25 @@ void watch_stop(void)
 
 /* ---- freshness before use ------------------------------------------- */
 
+/*
+ * The directory's stamps for a poll, under ilock.  On a network or FUSE
+ * SOURCE fstat answers from the client's attribute cache, which NFS keeps
+ * for acdirmin (30 s) and sshfs for 20 s: a change there would show that
+ * late, not within `timeout`.  So once a `timeout` per directory the
+ * server is asked (AT_STATX_FORCE_SYNC; a local file system ignores it),
+ * in between the cache is good enough -- the bound we give.
+ */
+static int poll_stat(struct node *d, struct stat *st)
+{
+	struct dirstate *ds = d->dir;
+	uint64_t now = now_ns();
+
+	if (now - ds->asked_at < (uint64_t)(F.timeout * 1e9))
+		return fstat(d->fd, st);
+	ds->asked_at = now;
+	return fd_stat_sync(d->fd, st);
+}
+
 void watch_sync(struct node *d)
 {
 	struct dirstate *ds = d->dir;
@@ -501,7 +520,7 @@ void watch_sync(struct node *d)
 		return;
 	}
 	pthread_mutex_lock(&ds->ilock);
-	if (ds->idx && fstat(d->fd, &st) == 0 &&
+	if (ds->idx && poll_stat(d, &st) == 0 &&
 	    (!ts_eq(&st.st_mtim, &ds->mtime) ||
 	     !ts_eq(&st.st_ctim, &ds->ctime) ||
 	     (ds->verify_at && now_ns() >= ds->verify_at))) {
