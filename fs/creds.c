@@ -182,17 +182,20 @@ int creds_enter_nomask(fuse_req_t req, struct creds *c)
 	return enter(req, c, 0);
 }
 
-int creds_enter_fsuid(fuse_req_t req, struct creds *c)
+int creds_enter_fsuid(uid_t uid, struct creds *c)
 {
-	const struct fuse_ctx *ctx = fuse_req_ctx(req);
-
 	c->switched = 0;
 	c->raised = 0;
-	creds_resource(req);
-	if (!F.switch_creds || ctx->uid == 0)
+	creds_resource_uid(uid);
+	if (!F.switch_creds || uid == 0)
 		return 0;
-	syscall(SYS_setfsuid, ctx->uid);
+	syscall(SYS_setfsuid, uid);
 	c->switched = 2;
+	/* setfsuid reports no errors; check that it took */
+	if ((uid_t)syscall(SYS_setfsuid, (uid_t)-1) != uid) {
+		creds_leave(c);
+		return -EPERM;
+	}
 	return 0;
 }
 
@@ -321,9 +324,14 @@ int creds_retry(fuse_req_t req, struct creds *c, int r)
  * view: foldfs(8).)  The file system asks at the moment it reserves, in
  * the writing thread: ext4 reserves delayed allocations at write(2).
  * ext4 also gives its reserve to the fsuid it names (root by default):
- * writes take the caller's fsuid too (creds_enter_fsuid).
+ * writes that allocate take the caller's fsuid too (creds_enter_fsuid).
  */
 void creds_resource(fuse_req_t req)
+{
+	creds_resource_uid(fuse_req_ctx(req)->uid);
+}
+
+void creds_resource_uid(uid_t uid)
 {
 	static __thread int have = -1; /* -1: not set by this thread yet */
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
@@ -332,7 +340,7 @@ void creds_resource(fuse_req_t req)
 
 	if (!F.switch_creds)
 		return; /* a user's daemon: it has no such capability */
-	want = fuse_req_ctx(req)->uid == 0;
+	want = uid == 0;
 	if (want == have)
 		return;
 	/* once tried, not again: a daemon whose permitted set lacks it

@@ -875,15 +875,27 @@ size_t idx_evict_forgotten(size_t max)
  * may have made the name again between our call and now, and its events
  * may already have been applied (by the watch thread, or a lookup's
  * drain, which take only ilock), so that none is left to put it back.
+ * `meant`: what our change did (1 made it, 0 removed it), taken where
+ * SOURCE cannot say (an error but ENOENT), and for a removed name that
+ * turns out to be the object just added as `same` (a SOURCE directory
+ * that itself ignores case finds "a" after renaming it to "A").
  */
 static void sync_name_locked(struct node *d, struct dirindex *x,
-			     const char *name)
+			     const char *name, int meant,
+			     const struct stat *same)
 {
 	size_t len = strlen(name);
 	uint64_t h = hash_of(name, len);
 	struct stat st;
-	int exists = !name_hidden(d, name) &&
-		     fstatat(d->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	int exists;
+
+	if (name_hidden(d, name))
+		exists = 0;
+	else if (fstatat(d->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		exists = !(same && !meant && st.st_dev == same->st_dev &&
+			   st.st_ino == same->st_ino);
+	else
+		exists = errno == ENOENT || errno == ENOTDIR ? 0 : meant;
 	int has = find_exact(x, name, len, h, NULL) >= 0;
 
 	if (exists && !has)
@@ -904,13 +916,17 @@ void dir_index_change(struct node *d, const char *del1, const char *del2,
 	pthread_mutex_lock(&ds->ilock);
 	x = ds->idx;
 	if (x) {
+		struct stat added;
+		const struct stat *same =
+			add1 && fstatat(d->fd, add1, &added,
+					AT_SYMLINK_NOFOLLOW) == 0 ? &added : NULL;
 		before = idx_bytes(x);
 		if (del1)
-			sync_name_locked(d, x, del1);
+			sync_name_locked(d, x, del1, 0, same);
 		if (del2)
-			sync_name_locked(d, x, del2);
+			sync_name_locked(d, x, del2, 0, same);
 		if (add1)
-			sync_name_locked(d, x, add1);
+			sync_name_locked(d, x, add1, 1, NULL);
 		idx_account((long)idx_bytes(x) - (long)before);
 		oversized_note(d, idx_bytes(x));
 		if (ds->poll)

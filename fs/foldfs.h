@@ -287,10 +287,13 @@ int creds_retry(fuse_req_t req, struct creds *c, int r);
  * user ID 0 (root's reserved blocks, quota hard limits): before anything
  * that may allocate space in SOURCE.  creds_enter() calls it. */
 void creds_resource(fuse_req_t req);
-/* Only the caller's fsuid (and creds_resource): for writes into a
- * descriptor already open, where no permission is checked but ext4 gives
- * its reserved blocks to root's fsuid.  Left with creds_leave(). */
-int creds_enter_fsuid(fuse_req_t req, struct creds *c);
+/* The same for a writer known only by its user ID. */
+void creds_resource_uid(uid_t uid);
+/* Only fsuid uid (and creds_resource_uid): for writes into a descriptor
+ * already open, where no permission is checked but ext4 gives its
+ * reserved blocks to root's fsuid.  Left with creds_leave().  0 or
+ * -EPERM. */
+int creds_enter_fsuid(uid_t uid, struct creds *c);
 /* The caller's supplementary groups, all of them: buf if they fit in its
  * 64, else a list to free().  Returns their number (0 if libfuse cannot
  * tell) and the list in *list, or -ENOMEM. */
@@ -573,9 +576,11 @@ int file_open(const char *proc, int flags);
 void file_close(int fd);
 /* Before a change to the data of the file open (or O_PATH) as fd: be the
  * caller if the file has a set-user-ID or set-group-ID bit, so that
- * SOURCE drops it as for the caller's own write; creds_leave(c) after.
- * 0 or -errno. */
-int file_as_writer(fuse_req_t req, int fd, struct creds *c);
+ * SOURCE drops it as for the caller's own write; else, if the change may
+ * allocate (alloc: a write, not a truncation), take only the caller's
+ * fsuid, for root's reserved blocks; creds_leave(c) after.  0 or
+ * -errno. */
+int file_as_writer(fuse_req_t req, int fd, struct creds *c, int alloc);
 void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		 struct fuse_file_info *fi);
 void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv,

@@ -248,7 +248,7 @@ void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
 	if (to_set & FUSE_SET_ATTR_SIZE) {
 		/* as the caller if a set-ID bit is left to drop (ops_file.c) */
 		struct creds c = { 0 };
-		r = file_as_writer(req, fd >= 0 ? fd : n->fd, &c);
+		r = file_as_writer(req, fd >= 0 ? fd : n->fd, &c, 0);
 		if (r == 0 && (fd >= 0 ? ftruncate(fd, attr->st_size)
 				       : truncate(proc, attr->st_size)) < 0)
 			r = -errno;

@@ -88,16 +88,24 @@ int file_open(const char *proc, int flags)
  * So the data of a file with such a bit changes as the caller, and SOURCE
  * decides as for the caller's own write.  Root callers keep CAP_FSETID:
  * nothing to change. */
-int file_as_writer(fuse_req_t req, int fd, struct creds *c)
+int file_as_writer(fuse_req_t req, int fd, struct creds *c, int alloc)
 {
+	uid_t uid = fuse_req_ctx(req)->uid;
 	struct stat st;
 
 	c->switched = 0;
-	if (!F.switch_creds || fuse_req_ctx(req)->uid == 0 ||
-	    fstat(fd, &st) < 0 || !(st.st_mode & (S_ISUID | S_ISGID)))
-		/* no bit to drop: the caller's fsuid and no CAP_SYS_RESOURCE
-		 * all the same, for root's reserved blocks (creds.c) */
-		return creds_enter_fsuid(req, c);
+	if (!F.switch_creds || uid == 0 || fstat(fd, &st) < 0 ||
+	    !(st.st_mode & (S_ISUID | S_ISGID))) {
+		/* no bit to drop.  A truncation by path (no descriptor: the
+		 * proc link) would check write permission with the fsuid
+		 * but our groups: it stays ours (it allocates nothing), and
+		 * only the capability follows the caller (creds.c) */
+		if (!alloc) {
+			creds_resource(req);
+			return 0;
+		}
+		return creds_enter_fsuid(uid, c);
+	}
 	return creds_enter_nomask(req, c);
 }
 
@@ -322,7 +330,22 @@ void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv,
 	}
 	/* a page written back from a mapping drops no set-ID bit, in
 	 * SOURCE neither (and has no caller) */
-	if (!fi->writepage && (r = file_as_writer(req, fd, &c)) != 0) {
+	if (fi->writepage) {
+		/* Pages written back from a shared mapping come without a
+		 * caller (the kernel's writeback): written as the file's
+		 * owner, for root's reserved blocks and quota limits -- but
+		 * with our fsuid if it has a set-ID bit, which such a write
+		 * does not drop (natively neither) */
+		struct stat st;
+		r = fstat(fd, &st) < 0 ? -errno : 0;
+		if (r == 0 && (st.st_mode & (S_ISUID | S_ISGID)))
+			creds_resource_uid(st.st_uid);
+		else if (r == 0)
+			r = creds_enter_fsuid(st.st_uid, &c);
+	} else {
+		r = file_as_writer(req, fd, &c, 1);
+	}
+	if (r) {
 		fuse_reply_err(req, (int)-r);
 		return;
 	}
@@ -415,7 +438,7 @@ void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
 	int r;
 
 	(void)ino;
-	r = file_as_writer(req, (int)fi->fh, &c);
+	r = file_as_writer(req, (int)fi->fh, &c, 1);
 	if (r == 0 && fallocate((int)fi->fh, mode, offset, length) < 0)
 		r = -errno;
 	creds_leave(&c);
@@ -447,7 +470,7 @@ void op_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
 	(void)ino_out;
 	r = positional((int)fi_out->fh);
 	if (r == 0)
-		r = file_as_writer(req, (int)fi_out->fh, &c);
+		r = file_as_writer(req, (int)fi_out->fh, &c, 1);
 	if (r == 0) {
 		r = copy_file_range((int)fi_in->fh, &in, (int)fi_out->fh, &out,
 				    len, (unsigned)flags);

@@ -2113,11 +2113,16 @@ static void reserve_user(const char *mnt, const char *nat)
 	CHECK(fd >= 0 && w < 0 && e == ENOSPC && total < (1 << 20),
 	      "user, through the view: writing 4 MiB stops with ENOSPC within the first "
 	      "(%ld bytes written)", total);
+	/* a truncation by path, allowed by the group: the daemon acts on the
+	 * proc link, whose permission check must not be made with the
+	 * user's fsuid and the daemon's groups */
+	CHECK_OK(truncate(t_path(mnt, "GRP"), 1), "user in the group: truncate GRP (0664, "
+		 "root:%d) by path", TGID);
 }
 
 static void sec_reserve(void)
 {
-	t_section("a user writing through the view cannot take root's reserved blocks");
+	t_section("a user writing through the view: no root's reserved blocks, truncation by group");
 	const char *dir = t_newdir("src-reserve");
 	char img[4200], fs[4200], out[4096];
 	snprintf(img, sizeof img, "%s/img", dir);
@@ -2153,6 +2158,10 @@ static void sec_reserve(void)
 	      "users, %llu to root)", users, all);
 	struct t_mount m = {0};
 	if (ok && t_mount(&m, src, "casefold,allow_other") == 0) {
+		CHECK_OK(t_write_file(t_path(m.mnt, "grp"), "abc") ||
+				 chown(t_path(m.mnt, "grp"), 0, TGID) ||
+				 chmod(t_path(m.mnt, "grp"), 0664),
+			 "root: grp, 0664, group %d", TGID);
 		run_as_user(reserve_user, m.mnt, nat);
 		fd = open(t_path(m.mnt, "ROOT"), O_CREAT | O_WRONLY, 0644);
 		int r = fd < 0 ? -1 : fallocate(fd, 0, 0, 4 << 20), e = errno;
