@@ -14,7 +14,10 @@
  * up, which need not be the one the name denotes when we act on it: in a
  * folding directory an exact name removed directly in SOURCE lets another
  * spelling's entry win, and the sticky bit must protect that one too
- * (creds_sticky() where we cannot be the caller).  (Permission checks of
+ * (creds_sticky() where we cannot be the caller).  Other writes and
+ * allocations take only the caller's fsuid, and root's CAP_SYS_RESOURCE
+ * only for root (creds_enter_fsuid, creds_resource): root's reserved
+ * blocks and quota hard limits.  (Permission checks of
  * the other calls are the kernel's: a daemon with allow_other always runs
  * with default_permissions, see main.c.)  These must be the
  * raw system calls: glibc's setgroups()/setfsuid() wrappers may apply the
