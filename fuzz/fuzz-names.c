@@ -299,11 +299,13 @@ int prune_negative_ok(void)
 	return 1;
 }
 
-/* setattr's truncation: as root, SOURCE has no set-ID bits to drop here */
-int file_as_writer(fuse_req_t req, int fd, struct creds *c)
+/* setattr's truncation: as root, SOURCE has no set-ID bits to drop here
+ * and nothing to take from the caller */
+int file_as_writer(fuse_req_t req, int fd, struct creds *c, int alloc)
 {
 	(void)req;
 	(void)fd;
+	(void)alloc;
 	c->switched = 0;
 	return 0;
 }
