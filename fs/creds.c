@@ -137,6 +137,18 @@ int creds_groups(fuse_req_t req, gid_t buf[64], gid_t **list)
 	return m < 0 ? 0 : m < n ? m : n;
 }
 
+/* Set the thread's fsuid to uid, c->switched already saying what to undo:
+ * 0, or -EPERM (undone) if it did not take -- setfsuid reports no
+ * errors. */
+static int take_fsuid(uid_t uid, struct creds *c)
+{
+	syscall(SYS_setfsuid, uid);
+	if ((uid_t)syscall(SYS_setfsuid, (uid_t)-1) == uid)
+		return 0;
+	creds_leave(c);
+	return -EPERM;
+}
+
 static int enter(fuse_req_t req, struct creds *c, int mask)
 {
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
@@ -164,15 +176,8 @@ static int enter(fuse_req_t req, struct creds *c, int mask)
 	if (r)
 		return r;
 	syscall(SYS_setfsgid, ctx->gid);
-	syscall(SYS_setfsuid, ctx->uid);
-	/* setfsuid reports no errors; check that it took. */
-	if ((uid_t)syscall(SYS_setfsuid, (uid_t)-1) != ctx->uid) {
-		c->switched = 1;
-		creds_leave(c);
-		return -EPERM;
-	}
 	c->switched = 1;
-	return 0;
+	return take_fsuid(ctx->uid, c);
 }
 
 int creds_enter(fuse_req_t req, struct creds *c)
@@ -192,28 +197,19 @@ int creds_enter_fsuid(uid_t uid, struct creds *c)
 	creds_resource_uid(uid);
 	if (!F.switch_creds || uid == 0)
 		return 0;
-	syscall(SYS_setfsuid, uid);
 	c->switched = 2;
-	/* setfsuid reports no errors; check that it took */
-	if ((uid_t)syscall(SYS_setfsuid, (uid_t)-1) != uid) {
-		creds_leave(c);
-		return -EPERM;
-	}
-	return 0;
+	return take_fsuid(uid, c);
 }
 
 void creds_leave(struct creds *c)
 {
 	if (!c->switched)
 		return;
-	if (c->switched == 2) { /* creds_enter_fsuid: the fsuid only */
-		syscall(SYS_setfsuid, base_uid);
-		c->switched = 0;
-		return;
-	}
 	syscall(SYS_setfsuid, base_uid);
-	syscall(SYS_setfsgid, base_gid);
-	syscall(SYS_setgroups, (size_t)base_ngroups, base_groups);
+	if (c->switched == 1) { /* not creds_enter_fsuid's fsuid alone */
+		syscall(SYS_setfsgid, base_gid);
+		syscall(SYS_setgroups, (size_t)base_ngroups, base_groups);
+	}
 	c->switched = 0;
 }
 

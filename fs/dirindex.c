@@ -869,41 +869,47 @@ size_t idx_evict_forgotten(size_t max)
 
 /* ---- maintenance from the namespace operations --------------------- */
 
-/*
- * With ilock held: make the index hold name exactly if SOURCE has it now.
- * A change of ours is applied so, as an event is, and not blindly: SOURCE
- * may have made the name again between our call and now, and its events
- * may already have been applied (by the watch thread, or a lookup's
- * drain, which take only ilock), so that none is left to put it back.
- * `meant`: what our change did (1 made it, 0 removed it), taken where
- * SOURCE cannot say (an error but ENOENT), and for a removed name that
- * turns out to be the object just added as `same` (a SOURCE directory
- * that itself ignores case finds "a" after renaming it to "A").
- */
-static void sync_name_locked(struct node *d, struct dirindex *x,
-			     const char *name, int meant,
-			     const struct stat *same)
+/* With ilock held: the index holds name (hash h) exactly if present. */
+static void index_set_locked(struct dirindex *x, const char *name, size_t len,
+			     uint64_t h, int present)
 {
-	size_t len = strlen(name);
-	uint64_t h = hash_of(name, len);
-	struct stat st;
-	int exists;
-
-	if (name_hidden(d, name))
-		exists = 0;
-	else if (fstatat(d->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-		exists = !(same && !meant && st.st_dev == same->st_dev &&
-			   st.st_ino == same->st_ino);
-	else
-		exists = errno == ENOENT || errno == ENOTDIR ? 0 : meant;
 	int has = find_exact(x, name, len, h, NULL) >= 0;
 
-	if (exists && !has)
+	if (present && !has)
 		add_hashed(x, name, len, h);
-	else if (!exists && has)
+	else if (!present && has)
 		del_hashed(x, name, len, h);
 }
 
+static void index_set_name_locked(struct dirindex *x, const char *name,
+				  int present)
+{
+	size_t len = strlen(name);
+
+	index_set_locked(x, name, len, hash_of(name, len), present);
+}
+
+/* Has SOURCE name now?  1 (its stat in *st), 0, or -1 if it cannot say
+ * (an error but ENOENT). */
+static int source_has(struct node *d, const char *name, struct stat *st)
+{
+	if (name_hidden(d, name))
+		return 0;
+	if (fstatat(d->fd, name, st, AT_SYMLINK_NOFOLLOW) == 0)
+		return 1;
+	return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
+}
+
+/*
+ * A change of ours is applied to the index as an event is, by looking at
+ * SOURCE now, and not blindly: SOURCE may have made a name again between
+ * our call and now, and its events may already have been applied (by the
+ * watch thread, or a lookup's drain, which take only ilock), so that none
+ * is left to put it back.  Where SOURCE cannot say, what our change did
+ * counts.  A removed name that SOURCE finds as the very object just added
+ * is gone all the same: a SOURCE directory that itself ignores case finds
+ * "a" after a rename to "A".
+ */
 void dir_index_change(struct node *d, const char *del1, const char *del2,
 		      const char *add1, const struct dir_stamp *pre)
 {
@@ -916,17 +922,22 @@ void dir_index_change(struct node *d, const char *del1, const char *del2,
 	pthread_mutex_lock(&ds->ilock);
 	x = ds->idx;
 	if (x) {
-		struct stat added;
-		const struct stat *same =
-			add1 && fstatat(d->fd, add1, &added,
-					AT_SYMLINK_NOFOLLOW) == 0 ? &added : NULL;
+		const char *del[2] = { del1, del2 };
+		struct stat added, st;
+		int a = add1 ? source_has(d, add1, &added) : 0;
 		before = idx_bytes(x);
-		if (del1)
-			sync_name_locked(d, x, del1, 0, same);
-		if (del2)
-			sync_name_locked(d, x, del2, 0, same);
-		if (add1)
-			sync_name_locked(d, x, add1, 1, NULL);
+		for (int i = 0; i < 2; i++) {
+			if (!del[i])
+				continue;
+			/* -1: SOURCE cannot say; we removed it */
+			int h = source_has(d, del[i], &st);
+			if (h == 1 && a == 1 && st.st_dev == added.st_dev &&
+			    st.st_ino == added.st_ino)
+				h = 0;
+			index_set_name_locked(x, del[i], h == 1);
+		}
+		if (add1) /* -1: SOURCE cannot say; we made it */
+			index_set_name_locked(x, add1, a != 0);
 		idx_account((long)idx_bytes(x) - (long)before);
 		oversized_note(d, idx_bytes(x));
 		if (ds->poll)
@@ -947,7 +958,6 @@ void dir_index_recheck(struct node *d, const char *name, int unlinked)
 		size_t before = idx_bytes(x), len = strlen(name);
 		uint64_t h = hash_of(name, len);
 		int exists = fstatat(d->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
-		int has = find_exact(x, name, len, h, NULL) >= 0;
 		/* An unlink, unlike a rename, leaves no other name that
 		 * events not yet read could hide from the index: its name's
 		 * absence needs no fence (resolve.c). */
@@ -955,10 +965,7 @@ void dir_index_recheck(struct node *d, const char *name, int unlinked)
 			x->gone[gone_slot(h)]++;
 			x->ring[x->seq++ % GONE_RING] = h;
 		}
-		if (exists && !has)
-			add_hashed(x, name, len, h);
-		else if (!exists && has)
-			del_hashed(x, name, len, h);
+		index_set_locked(x, name, len, h, exists);
 		idx_account((long)idx_bytes(x) - (long)before);
 		oversized_note(d, idx_bytes(x));
 	}

@@ -14,32 +14,14 @@
 
 #include "foldfs.h"
 
-static int stat_x(int dirfd, const char *name, int flags, struct stat *st,
-		  uint64_t *mnt);
-
-int name_stat(int dirfd, const char *name, struct stat *st, uint64_t *mnt)
-{
-	/* no automount: as fstatat (which always adds it) and the O_PATH
-	 * opens of lookups, so that a node and a look at its name agree */
-	return stat_x(dirfd, name,
-		      AT_SYMLINK_NOFOLLOW | (*name ? AT_NO_AUTOMOUNT : AT_EMPTY_PATH),
-		      st, mnt);
-}
-
-int fd_stat_sync(int fd, struct stat *st)
-{
-	uint64_t mnt;
-
-	return stat_x(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW |
-				      AT_STATX_FORCE_SYNC, st, &mnt);
-}
-
+/* mnt may be NULL */
 static int stat_x(int dirfd, const char *name, int flags, struct stat *st,
 		  uint64_t *mnt)
 {
 	struct statx x;
 
-	*mnt = 0;
+	if (mnt)
+		*mnt = 0;
 	if (statx(dirfd, name, flags, STATX_BASIC_STATS | STATX_MNT_ID, &x) < 0) {
 		if (errno != ENOSYS && errno != EPERM)
 			return -1;
@@ -64,9 +46,24 @@ static int stat_x(int dirfd, const char *name, int flags, struct stat *st,
 	st->st_mtim.tv_nsec = x.stx_mtime.tv_nsec;
 	st->st_ctim.tv_sec = x.stx_ctime.tv_sec;
 	st->st_ctim.tv_nsec = x.stx_ctime.tv_nsec;
-	if (x.stx_mask & STATX_MNT_ID)
+	if (mnt && (x.stx_mask & STATX_MNT_ID))
 		*mnt = x.stx_mnt_id;
 	return 0;
+}
+
+int name_stat(int dirfd, const char *name, struct stat *st, uint64_t *mnt)
+{
+	/* no automount: as fstatat (which always adds it) and the O_PATH
+	 * opens of lookups, so that a node and a look at its name agree */
+	return stat_x(dirfd, name,
+		      AT_SYMLINK_NOFOLLOW | (*name ? AT_NO_AUTOMOUNT : AT_EMPTY_PATH),
+		      st, mnt);
+}
+
+int fd_stat_sync(int fd, struct stat *st)
+{
+	return stat_x(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW |
+				      AT_STATX_FORCE_SYNC, st, NULL);
 }
 
 int fd_stat(int fd, struct stat *st, uint64_t *mnt)

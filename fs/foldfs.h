@@ -211,7 +211,7 @@ static inline struct node *node_of(fuse_ino_t ino)
  * the kernel cannot say): a statx, no dearer than fstat. */
 int fd_stat(int fd, struct stat *st, uint64_t *mnt);
 /* The same for a name in dirfd, not followed if a symlink (a mount point
- * gives the mounted root and its mount). */
+ * gives the mounted root and its mount); mnt may be NULL. */
 int name_stat(int dirfd, const char *name, struct stat *st, uint64_t *mnt);
 /* fstat of fd asking the file system's server, not the client's cache
  * (AT_STATX_FORCE_SYNC: NFS, FUSE; local file systems ignore it). */

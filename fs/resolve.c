@@ -64,11 +64,8 @@ static int index_winner(struct node *d, const char *name, char *out,
 static int open_stat(struct node *d, const char *name, struct stat *st,
 		     uint64_t *mnt, int want_fd)
 {
-	if (!want_fd) {
-		uint64_t m;
-		return name_stat(d->fd, name, st, mnt ? mnt : &m) < 0 ? -errno
-								       : 0;
-	}
+	if (!want_fd)
+		return name_stat(d->fd, name, st, mnt) < 0 ? -errno : 0;
 	int fd = prune_openat(d->fd, name);
 	if (fd < 0)
 		return -errno;
